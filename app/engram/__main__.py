@@ -1,0 +1,5 @@
+"""`python -m engram` runs the command line."""
+
+from engram.cli.main import run
+
+run()

@@ -1,0 +1,1 @@
+"""The `engram` command line: parses, calls control/runtime, prints. No rules live here."""

@@ -1,0 +1,52 @@
+"""What every command gets: parsed arguments and a lazily opened store."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+
+from engram.control.session import PersonSession
+from engram.model.errors import KeyUnavailable
+from engram.store.store import Store
+
+
+@dataclass
+class CommandContext:
+    """Arguments plus the store, opened on first use and closed at exit."""
+
+    args: argparse.Namespace
+    _store: Store | None = field(default=None, repr=False)
+
+    @property
+    def as_json(self) -> bool:
+        """Whether --json was given."""
+        return bool(getattr(self.args, "json", False))
+
+    def passphrase(self) -> str | None:
+        """The passphrase from --passphrase-env VAR, or None to use the keyring."""
+        variable = self.args.passphrase_env
+        if not variable:
+            return None
+        value = os.environ.get(variable)
+        if value is None:
+            raise KeyUnavailable(
+                f"--passphrase-env names {variable}, but that environment variable is not set."
+            )
+        return value
+
+    def store(self) -> Store:
+        """The unlocked store."""
+        if self._store is None:
+            self._store = Store.open(self.args.store, passphrase=self.passphrase())
+        return self._store
+
+    def session(self, person: str) -> PersonSession:
+        """The person the command acts on, under --actor if given (C1)."""
+        return PersonSession.open(self.store(), person, self.args.actor)
+
+    def close(self) -> None:
+        """Release the store."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None

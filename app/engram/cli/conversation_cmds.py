@@ -1,0 +1,190 @@
+"""Conversations, turn assembly and recall: `conversation …`, `conversations list`,
+`assemble`, `recall`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.cli.context import CommandContext
+from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
+from engram.control import conversations as conversation_control
+from engram.model.clock import iso
+from engram.model.conversation import Surface
+from engram.model.ids import ConversationId, PersonId, person_id
+from engram.model.scope import parse_enum
+from engram.runtime import context as turn_context
+from engram.runtime import conversations
+
+
+def register(commands: Any) -> None:
+    """Add conversation commands, assemble and recall."""
+    group = commands.add_parser("conversation", help="one conversation")
+    actions = group.add_subparsers(dest="conversation_command", metavar="ACTION")
+    actions.required = True
+
+    p = actions.add_parser("start", help="start a conversation; prints its id")
+    p.add_argument("--participants", required=True, help="P[,P…]: everyone who can read it")
+    p.add_argument("--agent")
+    p.add_argument("--incognito", action="store_true")
+    p.add_argument("--surface", default="chat", help="chat, channel, task or schedule")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_start)
+
+    p = actions.add_parser("append", help="append a turn; prints its turn id")
+    p.add_argument("conversation")
+    p.add_argument("--role", required=True, choices=["user", "assistant"])
+    p.add_argument("--author", required=True)
+    p.add_argument("--text", required=True)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_append)
+
+    p = actions.add_parser("delete", help="delete a conversation (preview with --preview)")
+    p.add_argument("conversation")
+    p.add_argument("--person", required=True)
+    p.add_argument("--preview", action="store_true", help="show what would close; change nothing")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_delete)
+
+    group = commands.add_parser("conversations", help="a person's conversations")
+    actions = group.add_subparsers(dest="conversations_command", metavar="ACTION")
+    actions.required = True
+    p = actions.add_parser("list", help="every conversation a person takes part in")
+    p.add_argument("--person", required=True)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_list)
+
+    for name, handler, text in (
+        ("assemble", cmd_assemble, "the system block a turn would get"),
+        ("recall", cmd_recall, "what memory_recall would return"),
+    ):
+        p = commands.add_parser(name, help=text)
+        p.add_argument("--person", required=True)
+        p.add_argument("--conversation", required=True)
+        if name == "recall":
+            p.add_argument("--limit", type=int)
+        add_json_flag(p)
+        p.set_defaults(handler=handler)
+
+
+def _attribution(ctx: CommandContext) -> turn_context.Attribution:
+    ctx.session(ctx.args.person)  # resolves the person (NotFound if unknown)
+    return turn_context.Attribution(
+        person_id(ctx.args.person), ConversationId(ctx.args.conversation)
+    )
+
+
+def cmd_start(ctx: CommandContext) -> int:
+    a = ctx.args
+    people = [person_id(p.strip()) for p in a.participants.split(",") if p.strip()]
+    info = conversations.start_conversation(
+        ctx.store(), people, surface=parse_enum(Surface, a.surface, "surface"),
+        incognito=a.incognito, agent=a.agent,
+    )
+    emit_json({"id": info.id}) if ctx.as_json else emit_line(info.id)
+    return 0
+
+
+def cmd_append(ctx: CommandContext) -> int:
+    a = ctx.args
+    turn = conversations.append_turn(
+        ctx.store(), ConversationId(a.conversation), role=a.role, author=a.author, text=a.text
+    )
+    emit_json({"turn": turn}) if ctx.as_json else emit_line(turn)
+    return 0
+
+
+def cmd_delete(ctx: CommandContext) -> int:
+    session = ctx.session(ctx.args.person)
+    conversation = ConversationId(ctx.args.conversation)
+    if ctx.args.preview:
+        result = conversation_control.preview_delete(session, conversation)
+    else:
+        result = conversation_control.delete_conversation(session, conversation)
+    if ctx.as_json:
+        emit_json(result.to_json())
+        return 0
+    verb = "Deleted" if result.done else "Deleting would delete"
+    emit_line(f"{verb} conversation {conversation}.")
+    for view in result.cascade.closes:
+        emit_line(f"  closes   {view.note.id}  {shorten(view.text)}")
+    for view in result.cascade.survives:
+        emit_line(f"  survives {view.note.id}  {shorten(view.text)} (loses this source)")
+    if result.others_closing:
+        emit_line(f"  and {result.others_closing} notes about other participants close")
+    return 0
+
+
+def cmd_list(ctx: CommandContext) -> int:
+    session = ctx.session(ctx.args.person)
+    infos = conversations.conversations_of(session.store, session.person)
+    rows = [
+        {
+            "id": i.id,
+            "created_at": iso(i.created_at),
+            "surface": i.surface.value,
+            "incognito": i.incognito,
+            "agent": i.agent,
+            "participants": list(i.participants),
+            "audience": conversations.audience_of(i, PersonId(session.person)).kind.value,
+        }
+        for i in infos
+    ]
+    if ctx.as_json:
+        emit_json(rows)
+    else:
+        emit_table(
+            ["id", "created", "surface", "incognito", "participants"],
+            [(r["id"], r["created_at"], r["surface"], "yes" if r["incognito"] else "",
+              ",".join(r["participants"])) for r in rows],
+        )
+    return 0
+
+
+def cmd_assemble(ctx: CommandContext) -> int:
+    block = turn_context.assemble_turn(ctx.store(), _attribution(ctx))
+    if ctx.as_json:
+        emit_json(
+            {
+                "block": block.block,
+                "notes": [
+                    {"id": p.note, "rank": p.rank, "section": p.section} for p in block.placed
+                ],
+                "dropped": [
+                    {"what": d.what, "reason": d.reason, "note": d.note} for d in block.dropped
+                ],
+                "used": block.used,
+                "budget": block.budget,
+                "notes_readable": block.notes_readable,
+            }
+        )
+    else:
+        emit_line(block.block or "(empty: nothing to add for this audience)")
+        emit_line(f"-- {block.used} of {block.budget} characters; {len(block.dropped)} dropped")
+    return 0
+
+
+def cmd_recall(ctx: CommandContext) -> int:
+    result = turn_context.recall_turn(ctx.store(), _attribution(ctx), limit=ctx.args.limit)
+    if ctx.as_json:
+        emit_json(
+            {
+                "status": result.status.value,
+                "message": result.message,
+                "notes": [
+                    {"id": t.note.id, "kind": t.note.kind.value, "scope": t.note.scope.value,
+                     "confidence_bp": t.note.confidence_bp, "text": t.text}
+                    for t in result.notes
+                ],
+                "digest": list(result.digest),
+            }
+        )
+    else:
+        if result.message:
+            emit_line(result.message)
+        for item in result.notes:
+            emit_line(f"- {item.text}")
+        for line in result.digest:
+            emit_line(f"~ {line}")
+    return 0
+
+

@@ -1,0 +1,77 @@
+"""`engram` entry point: the argument parser and the error boundary."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from engram import __version__
+from engram.cli import conversation_cmds, note_cmds, store_cmds
+from engram.cli.context import CommandContext
+from engram.cli.output import emit_error
+from engram.model.errors import EngramError
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # One plain sentence, like every other error, instead of argparse's usage dump.
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help').\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command tree (the CLI contract in DESIGN.md)."""
+    parser = _Parser(
+        prog="engram",
+        description="See and control what an AI agent remembers about a person.",
+    )
+    parser.add_argument("--version", action="version", version=f"engram {__version__}")
+    parser.add_argument(
+        "--store", help="store path or SQLAlchemy URL (default: ENGRAM_STORE or the user data "
+        "folder)"
+    )
+    parser.add_argument(
+        "--passphrase-env", metavar="VAR",
+        help="read the store passphrase from this environment variable instead of the keyring",
+    )
+    parser.add_argument(
+        "--actor", help="who is acting, recorded on every change (e.g. staff:dana); default: "
+        "the person themself"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    store_cmds.register(commands)
+    note_cmds.register(commands)
+    conversation_cmds.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the process exit code."""
+    logging.basicConfig(level=logging.ERROR, format="%(message)s")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    context = CommandContext(args)
+    try:
+        return int(args.handler(context) or 0)
+    except EngramError as error:
+        emit_error(str(error), context.as_json)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        emit_error("Interrupted; nothing half-written was kept.", context.as_json)
+        return 130
+    finally:
+        context.close()
+
+
+def run() -> None:
+    """Console-script wrapper."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

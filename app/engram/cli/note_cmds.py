@@ -1,0 +1,129 @@
+"""`engram notes …`: list, show, add, edit, delete a person's notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.cli.context import CommandContext
+from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
+from engram.control import notes
+from engram.model.clock import iso, parse_time
+from engram.model.ids import ConversationId
+from engram.model.scope import Durability, Kind, Scope, parse_enum
+
+
+def register(commands: Any) -> None:
+    """Add `notes` and its actions."""
+    group = commands.add_parser("notes", help="a person's notes")
+    actions = group.add_subparsers(dest="notes_command", metavar="ACTION")
+    actions.required = True
+
+    p = actions.add_parser("list", help="active notes (or all, or as of a moment)")
+    p.add_argument("--person", required=True)
+    p.add_argument("--all", action="store_true", help="include closed intervals")
+    p.add_argument("--as-of", metavar="ISO-TIME", help="the notes as they stood then")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_list)
+
+    p = actions.add_parser("show", help="versions, sources, corroborators, confidence, usage")
+    p.add_argument("note")
+    p.add_argument("--person", required=True)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_show)
+
+    p = actions.add_parser("add", help="add a person's own note; prints its id")
+    p.add_argument("--person", required=True)
+    p.add_argument("--text", required=True)
+    p.add_argument("--kind", required=True, help="fact, preference, open_thread or style")
+    p.add_argument("--scope", required=True, help="direct, unspecified or portable")
+    p.add_argument("--transient", action="store_true", help="retire after four hours")
+    p.add_argument("--confidence", type=int, metavar="BP", help="basis points, 0-10000")
+    p.add_argument("--conversation", help="the conversation this note comes from")
+    p.add_argument("--topic", help="for style notes: language or tone")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_add)
+
+    p = actions.add_parser("edit", help="new text (a new version) and/or a new scope")
+    p.add_argument("note")
+    p.add_argument("--person", required=True)
+    p.add_argument("--text")
+    p.add_argument("--scope")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_edit)
+
+    p = actions.add_parser("delete", help="close a note's interval (the record stays)")
+    p.add_argument("note")
+    p.add_argument("--person", required=True)
+    p.add_argument("--reason")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_delete)
+
+
+def cmd_list(ctx: CommandContext) -> int:
+    as_of = parse_time(ctx.args.as_of) if ctx.args.as_of else None
+    views = notes.list_notes(
+        ctx.session(ctx.args.person), include_closed=ctx.args.all, as_of=as_of
+    )
+    if ctx.as_json:
+        emit_json([v.to_json() for v in views])
+        return 0
+    emit_table(
+        ["id", "kind", "scope", "conf", "valid from", "valid to", "status", "text"],
+        [
+            (v.note.id, v.note.kind.value, v.note.scope.value, v.note.confidence_bp,
+             iso(v.note.valid_from), iso(v.note.valid_to) or "", v.note.status.value,
+             shorten(v.text))
+            for v in views
+        ],
+    )
+    return 0
+
+
+def cmd_show(ctx: CommandContext) -> int:
+    detail = notes.show_note(ctx.session(ctx.args.person), ctx.args.note)
+    if ctx.as_json:
+        emit_json(detail)
+        return 0
+    emit_line(f"{detail['id']}  {detail['kind']}  {detail['scope']}  {detail['status']}")
+    emit_line(f"  {detail['text']}")
+    emit_line(f"  valid {detail['valid_from']} → {detail['valid_to'] or 'now'}")
+    emit_line(f"  confidence {detail['confidence']['formula']}")
+    for source in detail["sources"]:
+        emit_line(f"  source {source['conversation']} turn {source['turn'] or '-'}")
+    for version in detail["versions"]:
+        emit_line(f"  version {version['id']} [{version['status']}] {shorten(version['text'])}")
+    emit_line(f"  used {len(detail['usage'])} times")
+    return 0
+
+
+def cmd_add(ctx: CommandContext) -> int:
+    a = ctx.args
+    note_id = notes.add_note(
+        ctx.session(a.person),
+        a.text,
+        parse_enum(Kind, a.kind, "kind"),
+        parse_enum(Scope, a.scope, "scope"),
+        durability=Durability.TRANSIENT if a.transient else Durability.LASTING,
+        confidence_bp=a.confidence,
+        conversation=ConversationId(a.conversation) if a.conversation else None,
+        topic=a.topic,
+    )
+    emit_json({"id": note_id}) if ctx.as_json else emit_line(note_id)
+    return 0
+
+
+def cmd_edit(ctx: CommandContext) -> int:
+    a = ctx.args
+    scope = parse_enum(Scope, a.scope, "scope") if a.scope else None
+    note_id = notes.edit_note(ctx.session(a.person), a.note, text=a.text, scope=scope)
+    emit_json({"id": note_id, "previous": a.note}) if ctx.as_json else emit_line(note_id)
+    return 0
+
+
+def cmd_delete(ctx: CommandContext) -> int:
+    notes.delete_note(ctx.session(ctx.args.person), ctx.args.note, ctx.args.reason)
+    if ctx.as_json:
+        emit_json({"id": ctx.args.note, "status": "deleted"})
+    else:
+        emit_line(f"Deleted {ctx.args.note}; its record stays in the audit log.")
+    return 0

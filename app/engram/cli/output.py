@@ -1,0 +1,50 @@
+"""Printing results and errors: JSON for automation, short plain text for people."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+
+def emit_json(value: Any) -> None:
+    """Print one JSON document."""
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+
+
+def emit_error(message: str, as_json: bool) -> None:
+    """One plain sentence on stderr; with --json also {"error": …} on stdout."""
+    sys.stderr.write(message.rstrip() + "\n")
+    if as_json:
+        emit_json({"error": message})
+
+
+def emit_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    """A plain aligned table."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    for index, row in enumerate(cells):
+        line = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
+        sys.stdout.write(line + "\n")
+        if index == 0:
+            sys.stdout.write("  ".join("-" * w for w in widths) + "\n")
+
+
+def emit_line(text: str = "") -> None:
+    """One line of plain output."""
+    sys.stdout.write(text + "\n")
+
+
+def shorten(text: str | None, width: int = 60) -> str:
+    """Text cut to a table cell."""
+    if text is None:
+        return "[removed]"
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    """Every command takes --json."""
+    parser.add_argument("--json", action="store_true", help="print JSON for automation")

@@ -1,0 +1,141 @@
+"""Store-wide commands: init, demo, verify, persons, export, audit, person erase."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.cli.context import CommandContext
+from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
+from engram.control import erase, forensics, persons
+from engram.control import demo
+from engram.store.location import describe, store_url
+from engram.store.store import Store
+
+
+def register(commands: Any) -> None:
+    """Add the store-wide commands."""
+    p = commands.add_parser("init", help="create a new store")
+    p.add_argument("--no-keyring", action="store_true",
+                   help="keep the key only behind the passphrase, not in the OS keyring")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_init)
+
+    p = commands.add_parser("demo", help="build a realistic demo store through the real runtime")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_demo)
+
+    p = commands.add_parser("verify", help="check every chain, signature and the checkpoint")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_verify)
+
+    p = commands.add_parser("persons", help="list the people in the store")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_persons)
+
+    p = commands.add_parser("export", help="everything kept about a person, as JSON")
+    p.add_argument("--person", required=True)
+    p.set_defaults(handler=cmd_export)
+
+    p = commands.add_parser("audit", help="a person's journal as a readable log")
+    p.add_argument("--person", required=True)
+    p.add_argument("--limit", type=int)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_audit)
+
+    person = commands.add_parser("person", help="act on a whole person")
+    person_commands = person.add_subparsers(dest="person_command", metavar="ACTION")
+    person_commands.required = True
+    p = person_commands.add_parser("erase", help="erase everything kept about a person")
+    p.add_argument("person")
+    p.add_argument("--confirm", required=True, help="repeat the person's id to confirm")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_erase)
+
+
+def cmd_init(ctx: CommandContext) -> int:
+    store = Store.create(
+        ctx.args.store, passphrase=ctx.passphrase(), use_keyring=not ctx.args.no_keyring
+    )
+    try:
+        where = {
+            "store": describe(store.url),
+            "id": store.info.id,
+            "keyring": store.info.keyring_backend is not None,
+            "passphrase": store.info.kek_by_passphrase is not None,
+        }
+    finally:
+        store.close()
+    if ctx.as_json:
+        emit_json(where)
+    else:
+        keys = " and ".join(
+            k for k, on in (("the OS keyring", where["keyring"]), ("a passphrase", where["passphrase"]))
+            if on
+        )
+        emit_line(f"Created store {where['id']} at {where['store']} (key kept in {keys}).")
+    return 0
+
+
+def cmd_demo(ctx: CommandContext) -> int:
+    summary = demo.build_demo(ctx.args.store, passphrase=ctx.passphrase())
+    if ctx.as_json:
+        emit_json(summary)
+    else:
+        emit_line(f"Built the demo store at {describe(store_url(ctx.args.store))}:")
+        for person, counts in summary["persons"].items():
+            emit_line(f"  {person}: {counts['notes']} notes, {counts['conversations']} conversations")
+    return 0
+
+
+def cmd_verify(ctx: CommandContext) -> int:
+    report = forensics.verify_store(ctx.store())
+    if ctx.as_json:
+        emit_json(report.to_json())
+    else:
+        verdict = "intact" if report.ok else "NOT intact"
+        emit_line(f"Store {verdict}: {report.chains} chains, {report.entries} entries checked.")
+        for problem in report.problems:
+            emit_line(f"  problem: {problem}")
+        for warning in report.warnings:
+            emit_line(f"  warning: {warning}")
+    return 0 if report.ok else 3
+
+
+def cmd_persons(ctx: CommandContext) -> int:
+    people = persons.list_persons(ctx.store())
+    if ctx.as_json:
+        emit_json([p.to_json() for p in people])
+    else:
+        emit_table(
+            ["person", "active notes", "all notes", "conversations"],
+            [(p.id, p.active_notes, p.all_notes, p.conversations) for p in people],
+        )
+    return 0
+
+
+def cmd_export(ctx: CommandContext) -> int:
+    emit_json(forensics.export_person(ctx.session(ctx.args.person)))
+    return 0
+
+
+def cmd_audit(ctx: CommandContext) -> int:
+    rows = forensics.audit_log(ctx.session(ctx.args.person), limit=ctx.args.limit)
+    if ctx.as_json:
+        emit_json(rows)
+    else:
+        emit_table(["seq", "at", "actor", "action"],
+                   [(r["seq"], r["at"], r["actor"], r["action"]) for r in rows])
+    return 0
+
+
+def cmd_erase(ctx: CommandContext) -> int:
+    report = erase.erase_person(ctx.session(ctx.args.person), ctx.args.confirm)
+    if ctx.as_json:
+        emit_json(report)
+    else:
+        scan = report["raw_file_scan"]
+        emit_line(f"Erased {report['person']}: {len(report['keys_destroyed'])} keys destroyed, "
+                  f"{sum(report['rows_deleted'].values())} rows deleted.")
+        emit_line(f"Raw file scan of {', '.join(scan.get('scanned', [])) or 'no files'}: "
+                  f"{scan.get('found', 0)} traces of erased ciphertext found.")
+    return 0

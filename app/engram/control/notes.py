@@ -1,0 +1,247 @@
+"""Memory control: list, show, add, edit, rescope and delete a person's notes (C1, C2, C5).
+
+This is one of the five modules allowed to read notes without the scope rule (S5): the
+person and the staff who support them see everything kept, whatever its scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engram.engine.fold import fold_as_of
+from engram.engine.unscoped import unscoped_notes as memory_notes
+from engram.model.clock import iso
+from engram.model.errors import InvalidInput, NotAllowed, NotFound
+from engram.model.events import Cause, NewEvent
+from engram.model.events import EventType as E
+from engram.model.ids import ConversationId, NoteId, new_note_id
+from engram.model.notes import Note, NoteStatus
+from engram.model.scope import Durability, Kind, Scope
+from engram.runtime.note_writes import NoteDraft, check_text, note_added, writable_conversation
+from engram.control.session import PersonSession
+from engram.control.views import NoteView, confidence_arithmetic, usage_json
+from engram.store import journal, projection
+from engram.store.store import Store
+
+OWN_NOTE_CONFIDENCE_BP = 10_000  # the person said it themselves
+MAX_REASON_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFilter:
+    """Which notes a listing shows."""
+
+    statuses: Collection[NoteStatus] | None = (NoteStatus.ACTIVE,)
+    scopes: Collection[Scope] | None = None
+    kinds: Collection[Kind] | None = None
+
+
+def _with_text(store: Store, session: PersonSession, notes: list[Note]) -> list[NoteView]:
+    with store.read() as conn:
+        texts = journal.texts(store, conn, session.person, [n.text_seq for n in notes])
+    return [NoteView(n, texts.get(n.text_seq)) for n in notes]
+
+
+def list_notes(
+    session: PersonSession,
+    *,
+    include_closed: bool = False,
+    as_of: datetime | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[NoteView]:
+    """Active notes in ranking order; with include_closed, every interval in creation order.
+
+    With as_of, the journal is replayed up to that moment (time travel).
+    """
+    store, person = session.store, session.person
+    if as_of is not None:
+        with store.read() as conn:
+            memory = fold_as_of(journal.events(conn, person, until=as_of), person, as_of)
+        notes = [n for n in memory_notes(memory) if include_closed or n.is_active]
+        if not include_closed:
+            from engram.engine.ranking import rank
+
+            notes = rank(notes)
+        end = None if limit is None else offset + limit
+        return _with_text(store, session, notes[offset:end])
+    statuses = None if include_closed else (NoteStatus.ACTIVE,)
+    with store.read() as conn:
+        notes = projection.unscoped_notes(
+            conn, person, statuses=statuses, order="created" if include_closed else "rank",
+            limit=limit, offset=offset,
+        )
+    return _with_text(store, session, notes)
+
+
+def page(
+    session: PersonSession, note_filter: NoteFilter, *, offset: int, limit: int
+) -> tuple[int, list[Note]]:
+    """A total and one page of notes in ranking order, without text (the table decrypts
+    only the rows it shows)."""
+    with session.store.read() as conn:
+        total = projection.count_notes(
+            conn, session.person, statuses=note_filter.statuses, scopes=note_filter.scopes,
+            kinds=note_filter.kinds,
+        )
+        notes = projection.unscoped_notes(
+            conn, session.person, statuses=note_filter.statuses, scopes=note_filter.scopes,
+            kinds=note_filter.kinds, limit=limit, offset=offset,
+        )
+    return total, notes
+
+
+def texts_of(session: PersonSession, notes: list[Note]) -> dict[NoteId, str | None]:
+    """Decrypt the text of some notes."""
+    return {view.note.id: view.text for view in _with_text(session.store, session, notes)}
+
+
+def get_note(session: PersonSession, note_id: str) -> Note:
+    """One of this person's notes; NotFound for an unknown id or another person's note (C1)."""
+    with session.store.read() as conn:
+        note = projection.unscoped_note(conn, session.person, NoteId(note_id))
+    if note is None:
+        raise NotFound(f"There is no note {note_id!r} for {session.person}.")
+    return note
+
+
+def _lineage(session: PersonSession, note: Note) -> list[Note]:
+    chain = [note]
+    with session.store.read() as conn:
+        back = note
+        while back.supersedes:
+            found = projection.unscoped_note(conn, session.person, back.supersedes)
+            if found is None:
+                break
+            chain.insert(0, found)
+            back = found
+        ahead = note
+        while ahead.superseded_by:
+            found = projection.unscoped_note(conn, session.person, ahead.superseded_by)
+            if found is None:
+                break
+            chain.append(found)
+            ahead = found
+    return chain
+
+
+def show_note(session: PersonSession, note_id: str) -> dict[str, Any]:
+    """A note with its versions, sources, corroborators, confidence arithmetic and usage."""
+    note = get_note(session, note_id)
+    versions = _with_text(session.store, session, _lineage(session, note))
+    with session.store.read() as conn:
+        used = projection.note_usage(conn, session.person, note.id)
+    current = next(v for v in versions if v.note.id == note.id)
+    history: list[dict[str, Any]] = [
+        {"seq": note.created_seq, "at": iso(note.valid_from), "type": "created",
+         "actor": note.actor}
+    ]
+    history += [
+        {"seq": c.seq, "at": iso(c.at), "type": c.type.value, "actor": c.actor,
+         "detail": c.detail}
+        for c in note.changes
+    ]
+    if note.closure:
+        history.append(
+            {"seq": note.closure.seq, "at": iso(note.closure.at),
+             "type": note.closure.type.value, "actor": note.closure.actor,
+             "detail": note.closure.by_note or ""}
+        )
+    return {
+        **current.to_json(),
+        "versions": [v.to_json() for v in versions],
+        "confidence": confidence_arithmetic(note),
+        "usage": [usage_json(u) for u in used],
+        "history": history,
+    }
+
+
+def _open_note(session: PersonSession, note_id: str) -> Note:
+    note = get_note(session, note_id)
+    if not note.is_active:
+        raise NotAllowed(
+            f"Note {note_id} is already closed ({note.status.value}); only active notes "
+            "can be changed."
+        )
+    return note
+
+
+def add_note(
+    session: PersonSession,
+    text: str,
+    kind: Kind,
+    scope: Scope,
+    *,
+    durability: Durability = Durability.LASTING,
+    confidence_bp: int | None = None,
+    conversation: ConversationId | None = None,
+    topic: str | None = None,
+) -> NoteId:
+    """A person's own note, optionally citing the conversation it comes from (W1)."""
+    draft = NoteDraft(
+        text=text, kind=kind, scope=scope, durability=durability,
+        confidence_bp=OWN_NOTE_CONFIDENCE_BP if confidence_bp is None else confidence_bp,
+        topic=topic,
+    )
+    store = session.store
+    with store.write() as txn:
+        cause = None
+        if conversation is not None:
+            writable_conversation(txn, session.person, conversation)
+            cause = Cause(conversation)
+        event = note_added(draft, session.actor, cause, conversation)
+        journal.append(store, txn, session.person, [event])
+    return NoteId(event.body["note"])
+
+
+def edit_note(
+    session: PersonSession, note_id: str, *, text: str | None = None, scope: Scope | None = None
+) -> NoteId:
+    """C5: a text edit is a new version (a new note id) and closes the old one; a scope-only
+    change stays on the same note. Returns the id that now holds."""
+    if text is None and scope is None:
+        raise InvalidInput("Say what to change: give a new text, a new scope, or both.")
+    note = _open_note(session, note_id)
+    store = session.store
+    if text is None:
+        assert scope is not None
+        if scope is note.scope:
+            return note.id
+        event = NewEvent(E.SCOPE_CHANGED, session.actor, {"note": note.id, "scope": scope.value})
+        with store.write() as txn:
+            journal.append(store, txn, session.person, [event])
+        return note.id
+    body: dict[str, Any] = {"old": note.id, "note": new_note_id()}
+    if scope is not None:
+        body["scope"] = scope.value
+    event = NewEvent(E.CORRECTED, session.actor, body, text=check_text(text))
+    with store.write() as txn:
+        journal.append(store, txn, session.person, [event])
+    return NoteId(body["note"])
+
+
+def delete_note(session: PersonSession, note_id: str, reason: str | None = None) -> None:
+    """C2: deleting closes the note's interval; the record and its audit stay."""
+    note = _open_note(session, note_id)
+    if reason is not None and len(reason) > MAX_REASON_CHARS:
+        raise InvalidInput(f"The reason may hold at most {MAX_REASON_CHARS} characters.")
+    event = NewEvent(E.DELETED, session.actor, {"note": note.id}, text=reason or None)
+    with session.store.write() as txn:
+        journal.append(session.store, txn, session.person, [event])
+
+
+def notes_touching(session: PersonSession, conversation: ConversationId) -> list[NoteView]:
+    """Notes learned in or corroborated by a conversation, with text (cascade preview)."""
+    with session.store.read() as conn:
+        notes = projection.unscoped_notes_touching(conn, session.person, conversation)
+    return _with_text(session.store, session, notes)
+
+
+def all_notes(session: PersonSession) -> list[NoteView]:
+    """Every note, any status, with text (export)."""
+    with session.store.read() as conn:
+        notes = projection.unscoped_notes(conn, session.person, order="created")
+    return _with_text(session.store, session, notes)

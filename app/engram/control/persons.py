@@ -1,0 +1,44 @@
+"""The people in a store, with counts (a count reveals no note's scope or content)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engram.model.ids import PersonId
+from engram.model.notes import NoteStatus
+from engram.store import conversation_log, people, projection
+from engram.store.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class PersonSummary:
+    """One row of the people list."""
+
+    id: PersonId
+    active_notes: int
+    all_notes: int
+    conversations: int
+
+    def to_json(self) -> dict[str, Any]:
+        """As printed by `engram persons --json`."""
+        return {
+            "id": self.id,
+            "active_notes": self.active_notes,
+            "notes": self.all_notes,
+            "conversations": self.conversations,
+        }
+
+
+def list_persons(store: Store) -> list[PersonSummary]:
+    """Everyone in the store, by id."""
+    with store.read() as conn:
+        return [
+            PersonSummary(
+                person,
+                projection.count_notes(conn, person, statuses=(NoteStatus.ACTIVE,)),
+                projection.count_notes(conn, person),
+                len(conversation_log.for_person(conn, person)),
+            )
+            for person in people.all_ids(conn)
+        ]

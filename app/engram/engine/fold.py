@@ -1,0 +1,325 @@
+"""The fold: journal events -> a person's notes (F1-F5).
+
+`apply_event` is the single step; it reads and writes through a FoldTarget, which is either
+an in-memory PersonMemory (replay, time travel, tests) or the store's projection (which
+applies the same step to the few notes an event touches, so appends stay O(1)).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Protocol
+
+from engram.model.events import Event, EventType
+from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
+from engram.model.notes import (
+    CandidateState,
+    Change,
+    Closure,
+    DigestLine,
+    Note,
+    NoteStatus,
+    PersonMemory,
+    Source,
+    Usage,
+)
+from engram.model.scope import Durability, Kind, Scope
+
+
+class FoldError(ValueError):
+    """An event that cannot apply to the state it follows (a bug or a tampered journal)."""
+
+
+class FoldTarget(Protocol):
+    """The state the fold reads and writes, one event at a time."""
+
+    person: PersonId
+    seq: int
+
+    def get_note(self, note_id: NoteId) -> Note | None: ...
+    def put_note(self, note: Note) -> None: ...
+    def add_digest(self, line: DigestLine) -> None: ...
+    def set_profile(self, seq: int) -> None: ...
+    def mark_processed(self, conversation: ConversationId, turns: list[TurnId]) -> None: ...
+    def add_usage(self, note: NoteId, usage: Usage) -> None: ...
+    def get_candidate(self, candidate: CandidateId) -> CandidateState | None: ...
+    def put_candidate(self, state: CandidateState) -> None: ...
+    def mark_conversation_deleted(self, conversation: ConversationId) -> None: ...
+    def set_seq(self, seq: int) -> None: ...
+
+
+def fold(events: Iterable[Event], start: PersonMemory) -> PersonMemory:
+    """Fold events onto a copy of `start`; the same events in any chunking agree (F5)."""
+    memory = start.copy()
+    for event in events:
+        apply_event(memory, event)
+    return memory
+
+
+def fold_as_of(events: Iterable[Event], person: PersonId, moment: datetime) -> PersonMemory:
+    """Time travel: the memory exactly as it stood at `moment` (events at or before it)."""
+    memory = PersonMemory(person)
+    for event in events:
+        if event.at > moment:
+            break
+        apply_event(memory, event)
+    return memory
+
+
+def apply_event(target: FoldTarget, event: Event) -> None:
+    """Apply one event; raise FoldError if it does not follow the state."""
+    if event.person != target.person:
+        raise FoldError(f"event {event.seq} belongs to another person")
+    if event.seq != target.seq + 1:
+        raise FoldError(f"event {event.seq} does not follow event {target.seq}")
+    handler = _HANDLERS.get(event.type)
+    if handler is not None:
+        handler(target, event)
+    target.set_seq(event.seq)
+
+
+def _need(target: FoldTarget, note_id: Any, event: Event) -> Note:
+    note = target.get_note(NoteId(str(note_id)))
+    if note is None:
+        raise FoldError(f"event {event.seq} ({event.type}) names unknown note {note_id}")
+    return note
+
+
+def _need_open(target: FoldTarget, note_id: Any, event: Event) -> Note:
+    note = _need(target, note_id, event)
+    if not note.is_active:
+        raise FoldError(f"event {event.seq} ({event.type}) names closed note {note_id}")
+    return note
+
+
+def _source(body_source: Any, at: datetime) -> Source | None:
+    if not body_source:
+        return None
+    return Source(
+        conversation=ConversationId(body_source["conversation"]),
+        turn=TurnId(body_source["turn"]) if body_source.get("turn") else None,
+        at=at,
+    )
+
+
+def _close(note: Note, event: Event, status: NoteStatus, by_note: NoteId | None = None) -> Note:
+    closure = Closure(event.seq, event.at, event.type, event.actor, by_note, event.cause)
+    return dataclasses.replace(note, status=status, valid_to=event.at, closure=closure)
+
+
+def _on_note_added(target: FoldTarget, event: Event) -> None:
+    body = event.body
+    note_id = NoteId(body["note"])
+    if target.get_note(note_id) is not None:
+        raise FoldError(f"event {event.seq} re-adds note {note_id}")
+    source = _source(body.get("source"), event.at)
+    target.put_note(
+        Note(
+            id=note_id,
+            person=event.person,
+            kind=Kind(body["kind"]),
+            scope=Scope(body["scope"]),
+            durability=Durability(body["durability"]),
+            text_seq=event.seq,
+            initial_confidence_bp=int(body["confidence_bp"]),
+            valid_from=event.at,
+            created_seq=event.seq,
+            actor=event.actor,
+            topic=body.get("topic"),
+            origin=ConversationId(body["origin"]) if body.get("origin") else None,
+            sources=(source,) if source else (),
+        )
+    )
+
+
+def _on_restated(target: FoldTarget, event: Event) -> None:
+    # F2: a restatement adds a source; it never creates a note.
+    note = _need_open(target, event.body["note"], event)
+    source = _source(event.body["source"], event.at)
+    assert source is not None
+    change = Change(event.seq, event.at, event.type, event.actor, source.conversation)
+    target.put_note(
+        dataclasses.replace(note, sources=(*note.sources, source), changes=(*note.changes, change))
+    )
+
+
+def _on_contradicted(target: FoldTarget, event: Event) -> None:
+    # F1: the old note's interval closes at the contradiction; both notes stay for replay.
+    old = _need_open(target, event.body["old"], event)
+    new = _need(target, event.body["new"], event)
+    target.put_note(_close(old, event, NoteStatus.CONTRADICTED, new.id))
+
+
+def _on_corrected(target: FoldTarget, event: Event) -> None:
+    # C5: an edit is a new version; the old version is closed, never overwritten.
+    body = event.body
+    old = _need_open(target, body["old"], event)
+    new_id = NoteId(body["note"])
+    if target.get_note(new_id) is not None:
+        raise FoldError(f"event {event.seq} re-adds note {new_id}")
+    target.put_note(
+        Note(
+            id=new_id,
+            person=event.person,
+            kind=Kind(body.get("kind", old.kind)),
+            scope=Scope(body.get("scope", old.scope)),
+            durability=old.durability,
+            text_seq=event.seq,
+            initial_confidence_bp=old.initial_confidence_bp,
+            valid_from=event.at,
+            created_seq=event.seq,
+            actor=event.actor,
+            topic=old.topic,
+            origin=None,
+            sources=old.sources,
+            supersedes=old.id,
+        )
+    )
+    closed = _close(old, event, NoteStatus.CORRECTED, new_id)
+    target.put_note(dataclasses.replace(closed, superseded_by=new_id))
+
+
+def _on_scope_changed(target: FoldTarget, event: Event) -> None:
+    note = _need_open(target, event.body["note"], event)
+    scope = Scope(event.body["scope"])
+    change = Change(event.seq, event.at, event.type, event.actor, f"{note.scope} -> {scope}")
+    target.put_note(dataclasses.replace(note, scope=scope, changes=(*note.changes, change)))
+
+
+def _closer(status: NoteStatus, key: str = "note") -> Any:
+    def handle(target: FoldTarget, event: Event) -> None:
+        note = _need_open(target, event.body[key], event)
+        by = event.body.get("kept")
+        target.put_note(_close(note, event, status, NoteId(by) if by else None))
+
+    return handle
+
+
+def _on_merged(target: FoldTarget, event: Event) -> None:
+    into = _need_open(target, event.body["into"], event)
+    sources = list(into.sources)
+    for merged_id in event.body["merged"]:
+        merged = _need_open(target, merged_id, event)
+        if merged.scope.scope_class != into.scope.scope_class:
+            # F4: private and portable notes never combine.
+            raise FoldError(f"event {event.seq} merges across scope classes")
+        sources.extend(merged.sources)
+        target.put_note(_close(merged, event, NoteStatus.MERGED, into.id))
+    change = Change(event.seq, event.at, event.type, event.actor, ",".join(event.body["merged"]))
+    target.put_note(
+        dataclasses.replace(into, sources=tuple(sources), changes=(*into.changes, change))
+    )
+
+
+def _on_conversation_deleted(target: FoldTarget, event: Event) -> None:
+    # C4: notes whose text originated there close; survivors lose it as a corroborator.
+    conversation = ConversationId(event.body["conversation"])
+    for note_id in event.body.get("closed", []):
+        note = _need(target, note_id, event)
+        if note.is_active:
+            note = _close(note, event, NoteStatus.DELETED)
+        target.put_note(note)
+    for note_id in event.body.get("trimmed", []):
+        note = _need(target, note_id, event)
+        kept = tuple(s for s in note.sources if s.conversation != conversation)
+        change = Change(event.seq, event.at, event.type, event.actor, conversation)
+        target.put_note(dataclasses.replace(note, sources=kept, changes=(*note.changes, change)))
+    target.mark_conversation_deleted(conversation)
+
+
+def _on_digest_line(target: FoldTarget, event: Event) -> None:
+    conversation = event.body.get("conversation")
+    target.add_digest(
+        DigestLine(event.seq, event.at, ConversationId(conversation) if conversation else None)
+    )
+
+
+def _on_profile(target: FoldTarget, event: Event) -> None:
+    target.set_profile(event.seq)
+
+
+def _on_checkpoint(target: FoldTarget, event: Event) -> None:
+    turns = [TurnId(turn) for turn in event.body.get("turns", [])]
+    target.mark_processed(ConversationId(event.body["conversation"]), turns)
+
+
+def _on_item_used(target: FoldTarget, event: Event) -> None:
+    cause = event.cause
+    for rank, note_id in enumerate(event.body["notes"], start=1):
+        usage = Usage(
+            seq=event.seq,
+            at=event.at,
+            via=str(event.body.get("via", "assembly")),
+            rank=rank,
+            conversation=cause.conversation if cause else None,
+            turn=cause.turn if cause else None,
+        )
+        target.add_usage(NoteId(note_id), usage)
+
+
+def _on_candidate_suggested(target: FoldTarget, event: Event) -> None:
+    candidate = CandidateId(event.body["candidate"])
+    if target.get_candidate(candidate) is not None:
+        raise FoldError(f"event {event.seq} re-suggests candidate {candidate}")
+    target.put_candidate(
+        CandidateState(
+            id=candidate,
+            revision=1,
+            status="pending",
+            payload_seq=event.seq,
+            kind=Kind(event.body["kind"]),
+            scope=Scope(event.body["scope"]),
+        )
+    )
+
+
+def _need_candidate(target: FoldTarget, event: Event) -> CandidateState:
+    state = target.get_candidate(CandidateId(event.body["candidate"]))
+    if state is None:
+        raise FoldError(f"event {event.seq} names unknown candidate")
+    return state
+
+
+def _on_candidate_reviewed(target: FoldTarget, event: Event) -> None:
+    state = _need_candidate(target, event)
+    if int(event.body["revision"]) != state.revision:
+        raise FoldError(f"event {event.seq} reviews a stale candidate revision")
+    target.put_candidate(
+        dataclasses.replace(state, revision=state.revision + 1, status=event.body["decision"])
+    )
+
+
+def _on_candidate_applied(target: FoldTarget, event: Event) -> None:
+    state = _need_candidate(target, event)
+    target.put_candidate(
+        dataclasses.replace(
+            state,
+            revision=state.revision + 1,
+            status="applied",
+            note=NoteId(event.body["note"]),
+        )
+    )
+
+
+_HANDLERS: dict[EventType, Any] = {
+    EventType.NOTE_ADDED: _on_note_added,
+    EventType.RESTATED: _on_restated,
+    EventType.CONTRADICTED: _on_contradicted,
+    EventType.CORRECTED: _on_corrected,
+    EventType.SCOPE_CHANGED: _on_scope_changed,
+    EventType.DELETED: _closer(NoteStatus.DELETED),
+    EventType.MERGED: _on_merged,
+    EventType.RETIRED: _closer(NoteStatus.RETIRED),
+    EventType.DUPLICATE_REMOVED: _closer(NoteStatus.REMOVED),
+    EventType.PROFILE_REBUILT: _on_profile,
+    EventType.DIGEST_LINE_ADDED: _on_digest_line,
+    EventType.CONVERSATION_DELETED: _on_conversation_deleted,
+    EventType.CANDIDATE_SUGGESTED: _on_candidate_suggested,
+    EventType.CANDIDATE_REVIEWED: _on_candidate_reviewed,
+    EventType.CANDIDATE_APPLIED: _on_candidate_applied,
+    EventType.EXTRACTION_CHECKPOINT: _on_checkpoint,
+    EventType.ITEM_USED: _on_item_used,
+}
+

@@ -1,0 +1,26 @@
+"""The one unscoped accessor (S5).
+
+Only five modules may call `unscoped_notes`: the fold, extraction, merge, memory-control
+(control.notes) and forensics (control.forensics). tests/unit/test_scope_accessor.py reads
+every module's syntax tree and fails on any other caller. Prompt-facing code selects notes
+through engine.scope instead.
+"""
+
+from __future__ import annotations
+
+from engram.model.notes import Note, PersonMemory
+
+ALLOWED_CALLERS = frozenset(
+    {
+        "engram.engine.fold",
+        "engram.runtime.extraction",
+        "engram.engine.merge",
+        "engram.control.notes",
+        "engram.control.forensics",
+    }
+)
+
+
+def unscoped_notes(memory: PersonMemory) -> list[Note]:
+    """Every note of the person, any scope and status, in creation order."""
+    return sorted(memory._notes.values(), key=lambda note: note.created_seq)

@@ -1,0 +1,67 @@
+"""Conversations and their signed logs, as value types."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from engram.model.ids import ConversationId, PersonId
+
+
+class Surface(StrEnum):
+    """Where a conversation happens; decides who can read it (S3) and what may learn (P4)."""
+
+    CHAT = "chat"
+    CHANNEL = "channel"
+    TASK = "task"
+    SCHEDULE = "schedule"
+
+
+class EntryKind(StrEnum):
+    """Kinds of conversation-log entries."""
+
+    CREATED = "created"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    EXCISION = "excision"
+
+
+class TurnStatus(StrEnum):
+    """Where a turn stands (P4: only committed turns may teach anything)."""
+
+    COMMITTED = "committed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    AWAITING_USER = "awaiting_user"
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationInfo:
+    """A conversation's clear facts."""
+
+    id: ConversationId
+    created_at: datetime
+    surface: Surface
+    incognito: bool
+    agent: str | None
+    participants: tuple[PersonId, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One entry of a conversation's signed log (text read separately, on demand)."""
+
+    conversation: ConversationId
+    seq: int
+    at: datetime
+    kind: EntryKind
+    ref: str | None
+    author: str | None
+    status: str | None
+    body: Mapping[str, Any] = field(default_factory=dict)
+    has_payload: bool = False

@@ -1,0 +1,43 @@
+"""Errors a user can meet. Each message is one plain sentence: what happened, what to do."""
+
+from __future__ import annotations
+
+
+class EngramError(Exception):
+    """Base of every error Engram reports to a person rather than as a bug."""
+
+
+class InvalidInput(EngramError):
+    """The request itself is malformed (bad id, kind, scope, time, size)."""
+
+
+class NotFound(EngramError):
+    """An id names nothing in this store (or nothing this person may see)."""
+
+
+class StoreMissing(EngramError):
+    """There is no store at the given location."""
+
+
+class StoreExists(EngramError):
+    """A store already exists where one was to be created."""
+
+
+class WrongPassphrase(EngramError):
+    """The passphrase does not open this store. Nothing was written."""
+
+
+class CorruptStore(EngramError):
+    """The store's bytes are damaged or were changed outside Engram."""
+
+
+class KeyUnavailable(EngramError):
+    """No key source (keyring or passphrase) can open the store."""
+
+
+class Conflict(EngramError):
+    """The thing changed since it was read (stale revision, concurrent writer)."""
+
+
+class NotAllowed(EngramError):
+    """The action is refused by a rule (scope, incognito, confirmation)."""

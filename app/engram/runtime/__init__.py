@@ -1,0 +1,1 @@
+"""The agent runtime's memory surface: conversations, note writes, assembly, recall."""

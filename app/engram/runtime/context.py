@@ -1,0 +1,122 @@
+"""Turn assembly and recall for a real turn: read scoped notes, then call the pure engine.
+
+The turn's attribution (person, conversation) comes from the host; the audience comes from
+who can read that conversation (S3). Both faces (agent tools, inspector preview, CLI) call
+these same functions, so a preview is exactly what a turn would get.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from engram.store.errors import DatabaseError as SQLAlchemyError
+
+from engram.engine.assembly import MAX_DIGEST_LINES, AssembledBlock, TextNote, assemble
+from engram.engine.recall import MAX_LIMIT, RecallResult, clamp_limit, recall
+from engram.engine.scope import eligible_scopes
+from engram.model.conversation import ConversationInfo
+from engram.model.errors import CorruptStore, NotAllowed
+from engram.model.events import Cause, NewEvent
+from engram.model.events import EventType as E
+from engram.model.ids import ConversationId, PersonId, TurnId
+from engram.model.scope import Audience
+from engram.runtime.conversations import audience_of, require_conversation
+from engram.store import journal, projection
+from engram.store.store import Store
+
+log = logging.getLogger(__name__)
+
+# Enough ranked candidates to fill any block: 1,200 characters hold far fewer lines.
+CANDIDATES = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """Who a turn is about and where it happens, as the host (never the model) says."""
+
+    person: PersonId
+    conversation: ConversationId
+    turn: TurnId | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedRead:
+    """Notes an audience may receive, ranked, with their text; or a failed read."""
+
+    audience: Audience
+    notes: list[TextNote]
+    digest: list[str]
+    readable: bool
+
+
+def _bound(store: Store, attribution: Attribution) -> ConversationInfo:
+    info = require_conversation(store, attribution.conversation)
+    if attribution.person not in info.participants:
+        raise NotAllowed(
+            f"{attribution.person} is not a participant of conversation {info.id}; memory "
+            "is read only for the people in the conversation."
+        )
+    return info
+
+
+def read_scoped(store: Store, attribution: Attribution, limit: int = CANDIDATES) -> ScopedRead:
+    """The prompt-facing read: scope filter first (S1, S2), then ranking, then text."""
+    info = _bound(store, attribution)
+    audience = audience_of(info, attribution.person)
+    person = attribution.person
+    try:
+        with store.read() as conn:
+            notes = projection.eligible_ranked(conn, person, eligible_scopes(audience), limit)
+            lines = projection.recent_digest(conn, person, MAX_DIGEST_LINES)
+            seqs = [n.text_seq for n in notes] + [d.seq for d in lines]
+            texts = journal.texts(store, conn, person, seqs)
+    except (CorruptStore, SQLAlchemyError) as error:
+        # A9 / R2: the turn goes on; a failed read is reported as such, never as empty.
+        log.warning("notes for %s unreadable: %s", person, error)
+        return ScopedRead(audience, [], [], readable=False)
+    ranked = [TextNote(n, t) for n in notes if (t := texts.get(n.text_seq)) is not None]
+    digest = [t for d in lines if (t := texts.get(d.seq)) is not None]
+    return ScopedRead(audience, ranked, digest, readable=True)
+
+
+def _record_usage(
+    store: Store, attribution: Attribution, notes: list[str], via: str
+) -> None:
+    if not notes:
+        return
+    event = NewEvent(
+        E.ITEM_USED,
+        "runtime",
+        {"notes": notes, "via": via},
+        Cause(attribution.conversation, attribution.turn),
+    )
+    with store.write() as txn:
+        journal.append(store, txn, attribution.person, [event])
+
+
+def assemble_turn(
+    store: Store, attribution: Attribution, *, record_usage: bool = False
+) -> AssembledBlock:
+    """The system block for a turn (A1-A9). A real turn records usage; a preview does not."""
+    read = read_scoped(store, attribution)
+    block = assemble(read.notes, read.digest, read.audience, notes_readable=read.readable)
+    if record_usage:
+        _record_usage(store, attribution, [p.note for p in block.placed], "assembly")
+    return block
+
+
+def recall_turn(
+    store: Store,
+    attribution: Attribution,
+    *,
+    limit: int | None = None,
+    record_usage: bool = False,
+) -> RecallResult:
+    """memory_recall for a turn (R1, R2)."""
+    count = clamp_limit(limit)
+    read = read_scoped(store, attribution, limit=max(count, MAX_LIMIT))
+    result = recall(read.notes, read.digest, read.audience, readable=read.readable, limit=count)
+    if record_usage:
+        _record_usage(store, attribution, [t.note.id for t in result.notes], "recall")
+    return result

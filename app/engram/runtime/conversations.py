@@ -1,0 +1,98 @@
+"""Starting conversations and appending turns to their signed logs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engram.engine.scope import audience_for
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
+from engram.model.errors import InvalidInput, NotAllowed, NotFound
+from engram.model.ids import ConversationId, PersonId, TurnId, new_turn_id
+from engram.model.scope import Audience
+from engram.store import conversation_log, journal
+from engram.store.store import Store
+
+MAX_TURN_CHARS = 200_000
+
+
+def start_conversation(
+    store: Store,
+    participants: Sequence[PersonId],
+    *,
+    surface: Surface = Surface.CHAT,
+    incognito: bool = False,
+    agent: str | None = None,
+) -> ConversationInfo:
+    """Start a conversation; participants are everyone who can read it (S3)."""
+    if not participants:
+        raise InvalidInput("A conversation needs at least one participant.")
+    with store.write() as txn:
+        for person in participants:
+            journal.ensure_person(store, txn, person)
+        return conversation_log.create(
+            store, txn, participants, surface=surface, incognito=incognito, agent=agent
+        )
+
+
+def require_conversation(store: Store, conversation: ConversationId) -> ConversationInfo:
+    """The conversation, or a one-sentence NotFound."""
+    with store.read() as conn:
+        info = conversation_log.get(conn, conversation)
+    if info is None:
+        raise NotFound(f"There is no conversation {conversation!r} in this store.")
+    return info
+
+
+def append_turn(
+    store: Store,
+    conversation: ConversationId,
+    *,
+    role: str,
+    author: str,
+    text: str,
+    status: TurnStatus = TurnStatus.COMMITTED,
+) -> TurnId:
+    """Append a user or assistant turn; returns its turn id."""
+    if role not in (EntryKind.USER.value, EntryKind.ASSISTANT.value):
+        raise InvalidInput(f"{role!r} is not a turn role; use user or assistant.")
+    if len(text) > MAX_TURN_CHARS:
+        raise InvalidInput(
+            f"The turn is {len(text):,} characters; the most one turn may hold is "
+            f"{MAX_TURN_CHARS:,}."
+        )
+    info = require_conversation(store, conversation)
+    if role == EntryKind.USER.value and author not in info.participants:
+        raise NotAllowed(
+            f"{author!r} is not a participant of conversation {conversation}; only "
+            "participants speak as the user."
+        )
+    turn = new_turn_id()
+    with store.write() as txn:
+        conversation_log.append_entry(
+            store, txn, conversation, EntryKind(role), ref=turn, author=author,
+            status=status.value, text=text,
+        )
+    return turn
+
+
+def turns(store: Store, conversation: ConversationId) -> list[tuple[LogEntry, str | None]]:
+    """Every user and assistant turn with its text (None where removed)."""
+    with store.read() as conn:
+        entries = [
+            e for e in conversation_log.entries(conn, conversation)
+            if e.kind in (EntryKind.USER, EntryKind.ASSISTANT)
+        ]
+        texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in entries])
+    return [(entry, texts[entry.seq]) for entry in entries]
+
+
+def conversations_of(store: Store, person: PersonId) -> list[ConversationInfo]:
+    """A person's conversations, oldest first."""
+    with store.read() as conn:
+        journal.require_person(conn, person)
+        return conversation_log.for_person(conn, person)
+
+
+def audience_of(info: ConversationInfo, subject: PersonId) -> Audience:
+    """Who reads this conversation, relative to the subject (S3)."""
+    return audience_for(subject, info.participants, info.surface.value)

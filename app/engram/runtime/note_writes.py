@@ -1,0 +1,159 @@
+"""The runtime's note writes (extraction, approved tool calls): the one write path.
+
+Every function appends journal events through store.journal.append, which folds them into
+the projection with the engine's fold in the same transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engram.model.errors import InvalidInput, NotAllowed
+from engram.model.events import Cause, NewEvent
+from engram.model.events import EventType as E
+from engram.model.ids import ConversationId, NoteId, PersonId, TurnId, new_note_id
+from engram.model.notes import CONFIDENCE_CAP_BP
+from engram.model.scope import Durability, Kind, Scope
+from engram.store import conversation_log, journal
+from engram.store.store import Store, WriteTxn
+
+MAX_NOTE_CHARS = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class NoteDraft:
+    """What a writer knows about a new note."""
+
+    text: str
+    kind: Kind
+    scope: Scope
+    durability: Durability = Durability.LASTING
+    confidence_bp: int = 6_000
+    topic: str | None = None
+
+
+def check_text(text: str) -> str:
+    """Refuse empty or oversized note text with one sentence."""
+    cleaned = text.strip()
+    if not cleaned:
+        raise InvalidInput("A note needs some text.")
+    if len(cleaned) > MAX_NOTE_CHARS:
+        raise InvalidInput(
+            f"The note is {len(cleaned):,} characters; a note may hold at most "
+            f"{MAX_NOTE_CHARS:,}."
+        )
+    return cleaned
+
+
+def check_confidence(confidence_bp: int) -> int:
+    """Confidence is in basis points, 0 to 10,000."""
+    if not 0 <= confidence_bp <= CONFIDENCE_CAP_BP:
+        raise InvalidInput("Confidence is in basis points, from 0 to 10000.")
+    return confidence_bp
+
+
+def note_added(
+    draft: NoteDraft,
+    actor: str,
+    source: Cause | None,
+    origin: ConversationId | None,
+    note_id: NoteId | None = None,
+) -> NewEvent:
+    """The event that adds a note (its text sealed under the origin's key too, C4)."""
+    body: dict[str, object] = {
+        "note": note_id or new_note_id(),
+        "kind": draft.kind.value,
+        "scope": draft.scope.value,
+        "durability": draft.durability.value,
+        "confidence_bp": check_confidence(draft.confidence_bp),
+    }
+    if draft.topic:
+        body["topic"] = draft.topic
+    if origin:
+        body["origin"] = origin
+    if source:
+        body["source"] = source.to_json()
+    return NewEvent(E.NOTE_ADDED, actor, body, source, check_text(draft.text), origin)
+
+
+def writable_conversation(txn: WriteTxn, person: PersonId, conversation: ConversationId) -> None:
+    """W4/W7: refuse to learn from a conversation that is gone, incognito, or not theirs."""
+    info = conversation_log.get(txn.conn, conversation)
+    if info is None:
+        raise NotAllowed(f"Conversation {conversation} no longer exists; nothing was written.")
+    if info.incognito:
+        raise NotAllowed(f"Conversation {conversation} is incognito; it produces no notes.")
+    if person not in info.participants:
+        raise NotAllowed(f"{person} is not a participant of conversation {conversation}.")
+
+
+def learn_note(
+    store: Store,
+    person: PersonId,
+    draft: NoteDraft,
+    conversation: ConversationId,
+    turn: TurnId | None,
+    actor: str = "extractor",
+) -> NoteId:
+    """A note learned in a conversation turn."""
+    with store.write() as txn:
+        writable_conversation(txn, person, conversation)
+        event = note_added(draft, actor, Cause(conversation, turn), conversation)
+        journal.append(store, txn, person, [event])
+    return NoteId(event.body["note"])
+
+
+def restate(
+    store: Store,
+    person: PersonId,
+    note: NoteId,
+    conversation: ConversationId,
+    turn: TurnId | None,
+    actor: str = "extractor",
+) -> None:
+    """F2: a new source for an existing note."""
+    cause = Cause(conversation, turn)
+    with store.write() as txn:
+        writable_conversation(txn, person, conversation)
+        body = {"note": note, "source": cause.to_json()}
+        journal.append(store, txn, person, [NewEvent(E.RESTATED, actor, body, cause)])
+
+
+def contradict(
+    store: Store,
+    person: PersonId,
+    old: NoteId,
+    draft: NoteDraft,
+    conversation: ConversationId,
+    turn: TurnId | None,
+    actor: str = "extractor",
+) -> NoteId:
+    """F1: a new note that closes an old one's interval; both are kept."""
+    cause = Cause(conversation, turn)
+    with store.write() as txn:
+        writable_conversation(txn, person, conversation)
+        added = note_added(draft, actor, cause, conversation)
+        new_id = added.body["note"]
+        closing = NewEvent(E.CONTRADICTED, actor, {"old": old, "new": new_id}, cause)
+        journal.append(store, txn, person, [added, closing])
+    return NoteId(new_id)
+
+
+def add_digest_line(
+    store: Store, person: PersonId, conversation: ConversationId, text: str, actor: str = "runtime"
+) -> None:
+    """A recent-conversation digest line for the person."""
+    cause = Cause(conversation)
+    with store.write() as txn:
+        writable_conversation(txn, person, conversation)
+        event = NewEvent(
+            E.DIGEST_LINE_ADDED, actor, {"conversation": conversation}, cause,
+            check_text(text), conversation,
+        )
+        journal.append(store, txn, person, [event])
+
+
+def retire(store: Store, person: PersonId, note: NoteId, actor: str = "maintenance") -> None:
+    """M3: a transient note's interval ends."""
+    with store.write() as txn:
+        journal.append(store, txn, person, [NewEvent(E.RETIRED, actor, {"note": note})])

@@ -1,0 +1,45 @@
+"""Hash chains: entry_hash = H(prev_hash ‖ header ‖ H(nonce ‖ ciphertext)), each signed.
+
+Headers are canonical JSON of a row's clear columns. The chain commits to a payload only
+through its hash, so a payload can be shredded or excised and the chain still verifies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engram.store.crypto import canonical_json, digest
+
+
+def genesis(store_id: str, chain_id: str) -> bytes:
+    """The prev_hash of a chain's first entry: binds the chain to its store and name."""
+    return digest(b"engram-genesis", store_id.encode(), chain_id.encode())
+
+
+def payload_hash(sealed: bytes | None) -> bytes | None:
+    """H(nonce ‖ ciphertext); None when the entry has no payload."""
+    return None if sealed is None else digest(b"payload", sealed)
+
+
+def header(fields: Sequence[Any]) -> bytes:
+    """Canonical bytes of a row's clear, chained columns."""
+    return canonical_json(list(fields)).encode("utf-8")
+
+
+def entry_hash(prev: bytes, head: bytes, payload: bytes | None) -> bytes:
+    """The chained hash of one entry."""
+    return digest(prev, head, payload or b"")
+
+
+def journal_chain(person: str) -> str:
+    """Chain id of a person's journal."""
+    return f"journal:{person}"
+
+
+def log_chain(conversation: str) -> str:
+    """Chain id of a conversation's log."""
+    return f"log:{conversation}"
+
+
+ERASURE_CHAIN = "erasures"

@@ -1,0 +1,218 @@
+"""Conversation logs: one signed, hash-chained, sealed log per conversation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import Connection, Row, insert, select
+
+from engram.model.clock import from_micros
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface
+from engram.model.errors import CorruptStore
+from engram.model.ids import ConversationId, PersonId, new_conversation_id
+from engram.store import chain, crypto, schema
+from engram.store.crypto import SealBroken
+from engram.store.store import KeyGone, Store, WriteTxn, conversation_key_ref
+
+L = schema.conversation_log
+LP = schema.log_payloads
+CV = schema.conversations
+CP = schema.conversation_participants
+
+
+def log_aad(store_id: str, conversation: str, seq: int) -> bytes:
+    """Associated data binding a log payload to its row."""
+    return f"log|{store_id}|{conversation}|{seq}".encode()
+
+
+def log_header(
+    conversation: str,
+    seq: int,
+    at: int,
+    entry: str,
+    ref: str | None,
+    author: str | None,
+    status: str | None,
+    body: str,
+) -> bytes:
+    """The chained header of a log row."""
+    return chain.header([conversation, seq, at, entry, ref, author, status, body])
+
+
+def create(
+    store: Store,
+    txn: WriteTxn,
+    participants: Iterable[PersonId],
+    *,
+    surface: Surface,
+    incognito: bool,
+    agent: str | None,
+) -> ConversationInfo:
+    """Start a conversation: its key, its row, and the signed entry that fixes who reads it."""
+    conversation = new_conversation_id()
+    people = tuple(dict.fromkeys(participants))
+    at = store.now_micros()
+    store.data_key(txn.conn, conversation_key_ref(conversation), create=True)
+    txn.conn.execute(
+        insert(CV).values(
+            id=conversation, created_at=at, surface=surface.value, incognito=incognito,
+            agent=agent,
+        )
+    )
+    txn.conn.execute(insert(CP), [{"conversation": conversation, "person": p} for p in people])
+    body = {
+        "participants": list(people),
+        "surface": surface.value,
+        "incognito": incognito,
+        "agent": agent,
+    }
+    append_entry(store, txn, conversation, EntryKind.CREATED, body=body)
+    return ConversationInfo(conversation, from_micros(at), surface, incognito, agent, people)
+
+
+def append_entry(
+    store: Store,
+    txn: WriteTxn,
+    conversation: ConversationId,
+    kind: EntryKind,
+    *,
+    ref: str | None = None,
+    author: str | None = None,
+    status: str | None = None,
+    body: Mapping[str, Any] | None = None,
+    text: str | None = None,
+) -> LogEntry:
+    """Append one sealed, chained, signed entry to a conversation's log."""
+    conn = txn.conn
+    head = conn.execute(
+        select(L.c.seq, L.c.entry_hash, L.c.at)
+        .where(L.c.conversation == conversation)
+        .order_by(L.c.seq.desc())
+        .limit(1)
+    ).first()
+    seq = int(head.seq) + 1 if head else 1
+    prev = (
+        bytes(head.entry_hash)
+        if head
+        else chain.genesis(store.info.id, chain.log_chain(conversation))
+    )
+    at = max(store.now_micros(), int(head.at) if head else 0)
+    body_text = crypto.canonical_json(dict(body or {}))
+    sealed = None
+    if text is not None:
+        key = store.data_key(conn, conversation_key_ref(conversation))
+        sealed = crypto.seal(key, text.encode("utf-8"), log_aad(store.info.id, conversation, seq))
+        conn.execute(insert(LP).values(conversation=conversation, seq=seq, sealed=sealed))
+    p_hash = chain.payload_hash(sealed)
+    entry = chain.entry_hash(
+        prev, log_header(conversation, seq, at, kind.value, ref, author, status, body_text), p_hash
+    )
+    conn.execute(
+        insert(L).values(
+            conversation=conversation,
+            seq=seq,
+            at=at,
+            entry=kind.value,
+            ref=ref,
+            author=author,
+            status=status,
+            body=body_text,
+            payload_hash=p_hash,
+            prev_hash=prev,
+            entry_hash=entry,
+            signature=store.signer.sign(entry),
+        )
+    )
+    txn.heads[chain.log_chain(conversation)] = (seq, entry)
+    return LogEntry(
+        conversation, seq, from_micros(at), kind, ref, author, status, json.loads(body_text),
+        sealed is not None,
+    )
+
+
+def _info(conn: Connection, row: Row[Any]) -> ConversationInfo:
+    people = conn.execute(
+        select(CP.c.person).where(CP.c.conversation == row.id).order_by(CP.c.person)
+    ).scalars()
+    return ConversationInfo(
+        id=ConversationId(row.id),
+        created_at=from_micros(int(row.created_at)),
+        surface=Surface(row.surface),
+        incognito=bool(row.incognito),
+        agent=row.agent,
+        participants=tuple(PersonId(p) for p in people),
+    )
+
+
+def get(conn: Connection, conversation: ConversationId) -> ConversationInfo | None:
+    """A conversation's facts, or None if it does not exist (or was deleted)."""
+    row = conn.execute(select(CV).where(CV.c.id == conversation)).first()
+    return _info(conn, row) if row else None
+
+
+def for_person(conn: Connection, person: PersonId) -> list[ConversationInfo]:
+    """Every conversation a person takes part in, oldest first."""
+    rows = conn.execute(
+        select(CV)
+        .join(CP, CP.c.conversation == CV.c.id)
+        .where(CP.c.person == person)
+        .order_by(CV.c.created_at, CV.c.id)
+    )
+    return [_info(conn, row) for row in rows]
+
+
+def _entry(r: Row[Any]) -> LogEntry:
+    return LogEntry(
+        conversation=ConversationId(r.conversation),
+        seq=int(r.seq),
+        at=from_micros(int(r.at)),
+        kind=EntryKind(r.entry),
+        ref=r.ref,
+        author=r.author,
+        status=r.status,
+        body=json.loads(r.body),
+        has_payload=r.payload_hash is not None,
+    )
+
+
+def entries(conn: Connection, conversation: ConversationId) -> list[LogEntry]:
+    """The whole log in order."""
+    rows = conn.execute(select(L).where(L.c.conversation == conversation).order_by(L.c.seq))
+    return [_entry(row) for row in rows]
+
+
+def entry_by_ref(conn: Connection, conversation: ConversationId, ref: str) -> LogEntry | None:
+    """The entry with a turn or call id."""
+    row = conn.execute(
+        select(L).where(L.c.conversation == conversation, L.c.ref == ref).order_by(L.c.seq)
+    ).first()
+    return _entry(row) if row else None
+
+
+def entry_texts(
+    store: Store, conn: Connection, conversation: ConversationId, seqs: Iterable[int]
+) -> dict[int, str | None]:
+    """Decrypt some entries' payloads; None where excised or the key is gone."""
+    wanted = sorted(set(seqs))
+    found: dict[int, str | None] = dict.fromkeys(wanted)
+    if not wanted:
+        return found
+    try:
+        key = store.data_key(conn, conversation_key_ref(conversation))
+    except KeyGone:
+        return found
+    rows = conn.execute(
+        select(LP.c.seq, LP.c.sealed).where(LP.c.conversation == conversation, LP.c.seq.in_(wanted))
+    )
+    for row in rows:
+        try:
+            plain = crypto.unseal(key, row.sealed, log_aad(store.info.id, conversation, row.seq))
+        except SealBroken:
+            raise CorruptStore(
+                f"The store is damaged: conversation {conversation} entry {row.seq} does not "
+                "open; run 'engram verify'."
+            ) from None
+        found[int(row.seq)] = plain.decode("utf-8")
+    return found

@@ -1,0 +1,156 @@
+"""Crypto primitives, each used one way only (DESIGN.md, "Crypto details that matter").
+
+- seal/unseal: XChaCha20-Poly1305 (nacl.secret.Aead), random nonce chosen by PyNaCl,
+  associated data = the row's identity, so ciphertexts cannot move between rows.
+- passphrase keys: Argon2id with explicit limits recorded in the store.
+- note keys: keyed BLAKE2b over the conversation key under the person key, so destroying
+  either key makes the text unreadable (C4).
+- chain hashing: BLAKE2b-256; signatures: Ed25519.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import nacl.exceptions
+import nacl.hash
+import nacl.pwhash
+import nacl.secret
+import nacl.signing
+import nacl.utils
+from nacl.encoding import RawEncoder
+
+KEY_BYTES = 32
+SALT_BYTES = nacl.pwhash.argon2id.SALTBYTES
+
+
+class SealBroken(Exception):
+    """A sealed value did not open: wrong key, wrong row, or changed bytes."""
+
+
+def random_key() -> bytes:
+    """A fresh random 32-byte key (store key or data key; never derived)."""
+    return nacl.utils.random(KEY_BYTES)
+
+
+def random_salt() -> bytes:
+    """A fresh salt for Argon2id."""
+    return nacl.utils.random(SALT_BYTES)
+
+
+def seal(key: bytes, plaintext: bytes, aad: bytes) -> bytes:
+    """Encrypt and authenticate; the nonce is random and travels in the result."""
+    return bytes(nacl.secret.Aead(key).encrypt(plaintext, aad))
+
+
+def unseal(key: bytes, sealed: bytes, aad: bytes) -> bytes:
+    """Decrypt and check; SealBroken if the key, the row identity or a byte is wrong."""
+    try:
+        return bytes(nacl.secret.Aead(key).decrypt(sealed, aad))
+    except (nacl.exceptions.CryptoError, ValueError, TypeError) as error:
+        raise SealBroken(str(error)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class KdfParams:
+    """Argon2id limits, recorded in the store so any machine derives the same key."""
+
+    opslimit: int
+    memlimit: int
+
+    def to_json(self) -> dict[str, Any]:
+        """As recorded in the store."""
+        return {"alg": "argon2id13", "opslimit": self.opslimit, "memlimit": self.memlimit}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> KdfParams:
+        """Read recorded limits."""
+        if data.get("alg") != "argon2id13":
+            raise ValueError(f"unknown key derivation {data.get('alg')!r}")
+        return KdfParams(int(data["opslimit"]), int(data["memlimit"]))
+
+
+# About half a second on a current laptop (measured: tests/perf/bench_kdf.py); PyNaCl's own
+# "sensitive" default would take 1 GiB of memory.
+DEFAULT_KDF = KdfParams(opslimit=3, memlimit=256 * 1024 * 1024)
+# Only for tests and benchmarks that create many throwaway stores.
+FAST_KDF_FOR_TESTS = KdfParams(opslimit=1, memlimit=8 * 1024 * 1024)
+
+
+def passphrase_key(passphrase: str, salt: bytes, params: KdfParams) -> bytes:
+    """Derive the key that wraps the store key from a passphrase."""
+    return bytes(
+        nacl.pwhash.argon2id.kdf(
+            KEY_BYTES,
+            passphrase.encode("utf-8"),
+            salt,
+            opslimit=params.opslimit,
+            memlimit=params.memlimit,
+        )
+    )
+
+
+def note_key(person_key: bytes, conversation_key: bytes) -> bytes:
+    """The key for note text learned in a conversation: needs both keys (C4)."""
+    return bytes(
+        nacl.hash.blake2b(
+            conversation_key,
+            digest_size=KEY_BYTES,
+            key=person_key,
+            person=b"engram-note-key",
+            encoder=RawEncoder,
+        )
+    )
+
+
+def digest(*parts: bytes) -> bytes:
+    """BLAKE2b-256 over the length-prefixed parts (unambiguous concatenation)."""
+    framed = b"".join(len(part).to_bytes(8, "big") + part for part in parts)
+    return bytes(nacl.hash.blake2b(framed, digest_size=32, encoder=RawEncoder))
+
+
+def keyed_digest(key: bytes, data: bytes) -> bytes:
+    """BLAKE2b-256 keyed: a name that reveals nothing without the key."""
+    return bytes(nacl.hash.blake2b(data, digest_size=32, key=key, encoder=RawEncoder))
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: the bytes that get hashed and signed."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Signer:
+    """The store's Ed25519 signing key (its seed is kept sealed under the store key)."""
+
+    def __init__(self, seed: bytes) -> None:
+        self._key = nacl.signing.SigningKey(seed)
+
+    @staticmethod
+    def generate() -> Signer:
+        """A new random signing key."""
+        return Signer(random_key())
+
+    @property
+    def seed(self) -> bytes:
+        """The 32-byte seed, for sealing into the store."""
+        return bytes(self._key)
+
+    @property
+    def verify_key(self) -> bytes:
+        """The public half, kept in clear."""
+        return bytes(self._key.verify_key)
+
+    def sign(self, message: bytes) -> bytes:
+        """A 64-byte detached signature."""
+        return bytes(self._key.sign(message).signature)
+
+
+def signature_ok(verify_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Whether `signature` is the store's signature of `message`."""
+    try:
+        nacl.signing.VerifyKey(verify_key).verify(message, signature)
+    except (nacl.exceptions.BadSignatureError, ValueError, TypeError):
+        return False
+    return True

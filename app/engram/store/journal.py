@@ -1,0 +1,240 @@
+"""Per-person journals: append (seal, chain, sign, fold into the projection) and read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+
+from typing import Any
+
+from sqlalchemy import Connection, Row, insert, select
+
+from engram.engine.fold import FoldError, apply_event
+from engram.model.clock import from_micros, to_micros
+from engram.model.errors import CorruptStore, NotAllowed, NotFound
+from engram.model.events import Cause, Event, EventType, NewEvent
+from engram.model.ids import ConversationId, PersonId, TurnId
+from engram.store import chain, crypto, schema
+from engram.store.crypto import SealBroken
+from engram.store.projection import ProjectionTarget
+from engram.store.store import KeyGone, Store, WriteTxn, person_key_ref
+
+J = schema.journal
+JP = schema.journal_payloads
+
+
+def payload_aad(store_id: str, person: str, seq: int, key_ref: str) -> bytes:
+    """Associated data binding a journal payload to its row and key."""
+    return f"journal|{store_id}|{person}|{seq}|{key_ref}".encode()
+
+
+def journal_header(
+    person: str,
+    seq: int,
+    at: int,
+    actor: str,
+    type_: str,
+    cause_conversation: str | None,
+    cause_turn: str | None,
+    body: str,
+    key_ref: str | None,
+) -> bytes:
+    """The chained header of a journal row (its clear columns)."""
+    return chain.header(
+        [person, seq, at, actor, type_, cause_conversation, cause_turn, body, key_ref]
+    )
+
+
+def person_exists(conn: Connection, person: PersonId) -> bool:
+    """Whether the store has this person."""
+    found = conn.execute(select(schema.persons.c.id).where(schema.persons.c.id == person))
+    return found.first() is not None
+
+
+def require_person(conn: Connection, person: PersonId) -> None:
+    """NotFound unless the person exists."""
+    if not person_exists(conn, person):
+        raise NotFound(f"There is no person {person!r} in this store.")
+
+
+def ensure_person(store: Store, txn: WriteTxn, person: PersonId, name: str | None = None) -> bool:
+    """Create the person (data key, row, first journal event) if new; True if created."""
+    if person_exists(txn.conn, person):
+        return False
+    key = store.data_key(txn.conn, person_key_ref(person), create=True)
+    sealed = (
+        crypto.seal(key, name.encode(), f"person-name|{store.info.id}|{person}".encode())
+        if name
+        else None
+    )
+    txn.conn.execute(
+        insert(schema.persons).values(id=person, created_at=store.now_micros(), sealed_name=sealed)
+    )
+    append(store, txn, person, [NewEvent(EventType.PERSON_CREATED, actor="engram")])
+    return True
+
+
+def append(
+    store: Store, txn: WriteTxn, person: PersonId, new_events: Sequence[NewEvent]
+) -> list[Event]:
+    """Append events to a person's journal and fold them into the projection, atomically.
+
+    Each event is first applied to the projection with the engine's fold; an event that
+    does not follow (a closed or unknown note) raises NotAllowed and nothing is written.
+    """
+    conn = txn.conn
+    head = conn.execute(
+        select(J.c.seq, J.c.entry_hash, J.c.at)
+        .where(J.c.person == person)
+        .order_by(J.c.seq.desc())
+        .limit(1)
+    ).first()
+    seq = int(head.seq) if head else 0
+    prev = bytes(head.entry_hash) if head else chain.genesis(store.info.id, chain.journal_chain(person))
+    last_at = int(head.at) if head else 0
+    target = ProjectionTarget(conn, person)
+    if target.seq != seq:
+        raise CorruptStore(
+            f"The store is damaged: {person}'s notes and journal disagree; run 'engram verify'."
+        )
+    rows: list[dict[str, object]] = []
+    payloads: list[dict[str, object]] = []
+    committed: list[Event] = []
+    for new in new_events:
+        seq += 1
+        at = max(store.now_micros(), last_at)
+        last_at = at
+        body = crypto.canonical_json(dict(new.body))
+        cause = new.cause
+        event = Event(
+            person=person,
+            seq=seq,
+            at=from_micros(at),
+            actor=new.actor,
+            type=new.type,
+            body=json.loads(body),
+            cause=cause,
+            has_payload=new.text is not None,
+        )
+        try:
+            apply_event(target, event)
+        except FoldError as error:
+            raise NotAllowed(f"That change does not apply: {error}.") from None
+        key_ref: str | None = None
+        sealed: bytes | None = None
+        if new.text is not None:
+            key_ref, key = store.text_key(conn, person, new.text_origin, create=True)
+            sealed = crypto.seal(
+                key, new.text.encode("utf-8"), payload_aad(store.info.id, person, seq, key_ref)
+            )
+            payloads.append({"person": person, "seq": seq, "sealed": sealed})
+        head_bytes = journal_header(
+            person,
+            seq,
+            at,
+            new.actor,
+            new.type.value,
+            cause.conversation if cause else None,
+            cause.turn if cause else None,
+            body,
+            key_ref,
+        )
+        p_hash = chain.payload_hash(sealed)
+        entry = chain.entry_hash(prev, head_bytes, p_hash)
+        rows.append(
+            {
+                "person": person,
+                "seq": seq,
+                "at": at,
+                "actor": new.actor,
+                "type": new.type.value,
+                "cause_conversation": cause.conversation if cause else None,
+                "cause_turn": cause.turn if cause else None,
+                "body": body,
+                "key_ref": key_ref,
+                "payload_hash": p_hash,
+                "prev_hash": prev,
+                "entry_hash": entry,
+                "signature": store.signer.sign(entry),
+            }
+        )
+        prev = entry
+        committed.append(event)
+    if rows:
+        conn.execute(insert(J), rows)
+    if payloads:
+        conn.execute(insert(JP), payloads)
+    target.flush()
+    txn.heads[chain.journal_chain(person)] = (seq, prev)
+    return committed
+
+
+def _event(r: Row[Any]) -> Event:
+    cause = (
+        Cause(ConversationId(r.cause_conversation), TurnId(r.cause_turn) if r.cause_turn else None)
+        if r.cause_conversation
+        else None
+    )
+    return Event(
+        person=PersonId(r.person),
+        seq=int(r.seq),
+        at=from_micros(int(r.at)),
+        actor=r.actor,
+        type=EventType(r.type),
+        body=json.loads(r.body),
+        cause=cause,
+        has_payload=r.payload_hash is not None,
+    )
+
+
+def events(
+    conn: Connection, person: PersonId, *, until: datetime | None = None, after_seq: int = 0
+) -> Iterator[Event]:
+    """The journal's events in order (clear parts only), optionally up to a moment."""
+    query = select(J).where(J.c.person == person, J.c.seq > after_seq).order_by(J.c.seq)
+    if until is not None:
+        query = query.where(J.c.at <= to_micros(until))
+    for row in conn.execute(query):
+        yield _event(row)
+
+
+def texts(
+    store: Store, conn: Connection, person: PersonId, seqs: Iterable[int]
+) -> dict[int, str | None]:
+    """Decrypt the payloads of some events; None where the text was shredded or its key
+    destroyed (an erased conversation's notes). A payload that fails to open is tampering.
+    """
+    wanted = sorted(set(seqs))
+    found: dict[int, str | None] = dict.fromkeys(wanted)
+    if not wanted:
+        return found
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = conn.execute(
+            select(J.c.seq, J.c.key_ref, JP.c.sealed)
+            .join(JP, (JP.c.person == J.c.person) & (JP.c.seq == J.c.seq))
+            .where(J.c.person == person, J.c.seq.in_(chunk))
+        )
+        for row in rows:
+            try:
+                key = store.key_for_ref(conn, row.key_ref)
+            except KeyGone:
+                continue
+            aad = payload_aad(store.info.id, person, int(row.seq), row.key_ref)
+            try:
+                found[int(row.seq)] = crypto.unseal(key, row.sealed, aad).decode("utf-8")
+            except SealBroken:
+                raise CorruptStore(
+                    f"The store is damaged: {person}'s journal entry {row.seq} does not open; "
+                    "run 'engram verify'."
+                ) from None
+    return found
+
+
+def head_seq(conn: Connection, person: PersonId) -> int:
+    """The last seq in a person's journal (0 if empty)."""
+    value = conn.execute(
+        select(J.c.seq).where(J.c.person == person).order_by(J.c.seq.desc()).limit(1)
+    ).scalar()
+    return int(value or 0)

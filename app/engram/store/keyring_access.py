@@ -1,0 +1,79 @@
+"""The OS keyring, called off the caller's thread with a timeout.
+
+A keyring backend can hang (a locked Secret Service waiting for a prompt) or be missing
+(headless Linux); neither may freeze the inspector or fall back to a plaintext key.
+"""
+
+from __future__ import annotations
+
+import base64
+import concurrent.futures
+from collections.abc import Callable
+from typing import TypeVar
+
+import keyring
+import keyring.errors
+
+from engram.model.errors import KeyUnavailable
+
+SERVICE = "engram"
+DEFAULT_TIMEOUT_S = 5.0
+
+T = TypeVar("T")
+
+
+class KeyringAccess:
+    """Get, set and delete a store's key in the OS keyring (service 'engram', user = store id)."""
+
+    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        self.timeout_s = timeout_s
+
+    def backend_name(self) -> str | None:
+        """The usable backend's name, or None when this computer has no usable keyring."""
+        backend = keyring.get_keyring()
+        priority = getattr(backend, "priority", 0)
+        try:
+            usable = float(priority) > 0
+        except (TypeError, ValueError):
+            usable = False
+        if not usable:
+            return None
+        return f"{type(backend).__module__}.{type(backend).__name__}"
+
+    def get(self, store_id: str) -> bytes | None:
+        """The store key, or None if the keyring has none for this store."""
+        text = self._call(lambda: keyring.get_password(SERVICE, store_id))
+        return base64.b64decode(text) if text else None
+
+    def set(self, store_id: str, key: bytes) -> None:
+        """Remember the store key on this computer."""
+        encoded = base64.b64encode(key).decode("ascii")
+        self._call(lambda: keyring.set_password(SERVICE, store_id, encoded))
+
+    def delete(self, store_id: str) -> None:
+        """Forget the store key on this computer (no error if it was not there)."""
+
+        def forget() -> None:
+            try:
+                keyring.delete_password(SERVICE, store_id)
+            except keyring.errors.PasswordDeleteError:
+                pass
+
+        self._call(forget)
+
+    def _call(self, action: Callable[[], T]) -> T:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyring")
+        try:
+            return pool.submit(action).result(timeout=self.timeout_s)
+        except concurrent.futures.TimeoutError:
+            raise KeyUnavailable(
+                f"The OS keyring did not answer within {self.timeout_s:g} seconds; "
+                "unlock it, or open the store with its passphrase."
+            ) from None
+        except keyring.errors.KeyringError as error:
+            raise KeyUnavailable(
+                f"The OS keyring refused the request ({error}); "
+                "open the store with its passphrase instead."
+            ) from None
+        finally:
+            pool.shutdown(wait=False)

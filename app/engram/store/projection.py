@@ -1,0 +1,426 @@
+"""The fold's projection in SQL: current notes and state, kept in step with every append.
+
+`ProjectionTarget` is a FoldTarget: the journal applies each new event to it with the very
+same engine.fold.apply_event used for replay, touching only the rows the event names, so
+an append costs the same with 10 or 10 million events. `verify` re-folds the journal and
+compares it with these tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Select, and_, delete, func, insert, select, update
+
+from engram.model.clock import from_micros, to_micros
+from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
+from engram.model.notes import (
+    CandidateState,
+    DigestLine,
+    Note,
+    NoteStatus,
+    PersonMemory,
+    Usage,
+)
+from engram.model.scope import Kind, Scope
+from engram.store import schema
+from engram.store.codec import note_from_json, note_to_json
+
+N = schema.note_state
+
+
+def _note_row(note: Note) -> dict[str, Any]:
+    return {
+        "person": note.person,
+        "id": note.id,
+        "kind": note.kind.value,
+        "scope": note.scope.value,
+        "status": note.status.value,
+        "origin": note.origin,
+        "confidence_bp": note.confidence_bp,
+        "last_source_at": to_micros(note.last_source_at),
+        "valid_from": to_micros(note.valid_from),
+        "valid_to": to_micros(note.valid_to) if note.valid_to else None,
+        "created_seq": note.created_seq,
+        "data": note_to_json(note),
+    }
+
+
+class ProjectionTarget:
+    """A FoldTarget writing through to the projection tables inside one transaction."""
+
+    def __init__(self, conn: Connection, person: PersonId) -> None:
+        self.conn = conn
+        self.person = person
+        row = conn.execute(
+            select(schema.person_state).where(schema.person_state.c.person == person)
+        ).first()
+        self._state_exists = row is not None
+        self.seq: int = int(row.seq) if row else 0
+        self._profile_seq: int | None = row.profile_seq if row else None
+        self._notes: dict[NoteId, Note | None] = {}
+        self._existing: set[NoteId] = set()
+        self._dirty: dict[NoteId, Note] = {}
+        self._digest: list[DigestLine] = []
+        self._usage: list[tuple[NoteId, Usage]] = []
+        self._processed: set[tuple[ConversationId, TurnId]] = set()
+        self._candidates: dict[CandidateId, CandidateState | None] = {}
+        self._existing_candidates: set[CandidateId] = set()
+        self._dirty_candidates: dict[CandidateId, CandidateState] = {}
+        self._deleted: set[ConversationId] = set()
+
+    # FoldTarget
+    def get_note(self, note_id: NoteId) -> Note | None:
+        if note_id not in self._notes:
+            data = self.conn.execute(
+                select(N.c.data).where(N.c.person == self.person, N.c.id == note_id)
+            ).scalar()
+            note = note_from_json(data) if data is not None else None
+            self._notes[note_id] = note
+            if note is not None:
+                self._existing.add(note_id)
+        return self._notes[note_id]
+
+    def put_note(self, note: Note) -> None:
+        self._notes[note.id] = note
+        self._dirty[note.id] = note
+
+    def add_digest(self, line: DigestLine) -> None:
+        self._digest.append(line)
+
+    def set_profile(self, seq: int) -> None:
+        self._profile_seq = seq
+
+    def mark_processed(self, conversation: ConversationId, turns: list[TurnId]) -> None:
+        self._processed.update((conversation, turn) for turn in turns)
+
+    def add_usage(self, note: NoteId, usage: Usage) -> None:
+        self._usage.append((note, usage))
+
+    def get_candidate(self, candidate: CandidateId) -> CandidateState | None:
+        if candidate not in self._candidates:
+            C = schema.candidates
+            row = self.conn.execute(
+                select(C).where(C.c.person == self.person, C.c.id == candidate)
+            ).first()
+            state = (
+                CandidateState(
+                    id=CandidateId(row.id),
+                    revision=row.revision,
+                    status=row.status,
+                    payload_seq=row.payload_seq,
+                    kind=Kind(row.kind),
+                    scope=Scope(row.scope),
+                    note=NoteId(row.note) if row.note else None,
+                )
+                if row
+                else None
+            )
+            self._candidates[candidate] = state
+            if state is not None:
+                self._existing_candidates.add(candidate)
+        return self._candidates[candidate]
+
+    def put_candidate(self, state: CandidateState) -> None:
+        self._candidates[state.id] = state
+        self._dirty_candidates[state.id] = state
+
+    def mark_conversation_deleted(self, conversation: ConversationId) -> None:
+        self._deleted.add(conversation)
+
+    def set_seq(self, seq: int) -> None:
+        self.seq = seq
+
+    def flush(self) -> None:
+        """Write everything the applied events changed."""
+        conn, person = self.conn, self.person
+        inserts = [_note_row(n) for i, n in self._dirty.items() if i not in self._existing]
+        if inserts:
+            conn.execute(insert(N), inserts)
+        for note_id, note in self._dirty.items():
+            if note_id in self._existing:
+                row = _note_row(note)
+                conn.execute(update(N).where(N.c.person == person, N.c.id == note_id).values(row))
+        self._existing.update(self._dirty)
+        if self._dirty:
+            S = schema.note_sources
+            changed = list(self._dirty)
+            conn.execute(delete(S).where(S.c.person == person, S.c.note.in_(changed)))
+            source_rows = [
+                {"person": person, "note": note.id, "conversation": conversation}
+                for note in self._dirty.values()
+                for conversation in dict.fromkeys(s.conversation for s in note.sources)
+            ]
+            if source_rows:
+                conn.execute(insert(S), source_rows)
+        self._dirty.clear()
+        if self._digest:
+            conn.execute(
+                insert(schema.digest_lines),
+                [
+                    {"person": person, "seq": d.seq, "at": to_micros(d.at),
+                     "conversation": d.conversation}
+                    for d in self._digest
+                ],
+            )
+            self._digest.clear()
+        if self._usage:
+            conn.execute(
+                insert(schema.usage),
+                [
+                    {"person": person, "note": note, "seq": u.seq, "at": to_micros(u.at),
+                     "via": u.via, "rank": u.rank, "conversation": u.conversation,
+                     "turn": u.turn}
+                    for note, u in self._usage
+                ],
+            )
+            self._usage.clear()
+        if self._processed:
+            P = schema.processed_turns
+            known = {
+                (r.conversation, r.turn)
+                for r in conn.execute(
+                    select(P.c.conversation, P.c.turn).where(
+                        P.c.person == person,
+                        P.c.conversation.in_({c for c, _ in self._processed}),
+                    )
+                )
+            }
+            fresh = [
+                {"person": person, "conversation": c, "turn": t}
+                for c, t in sorted(self._processed)
+                if (c, t) not in known
+            ]
+            if fresh:
+                conn.execute(insert(P), fresh)
+            self._processed.clear()
+        self._flush_candidates()
+        if self._deleted:
+            conn.execute(
+                insert(schema.deleted_conversations),
+                [{"person": person, "conversation": c} for c in sorted(self._deleted)],
+            )
+            self._deleted.clear()
+        state = {"seq": self.seq, "profile_seq": self._profile_seq}
+        P2 = schema.person_state
+        if self._state_exists:
+            conn.execute(update(P2).where(P2.c.person == person).values(state))
+        else:
+            conn.execute(insert(P2).values(person=person, **state))
+            self._state_exists = True
+
+    def _flush_candidates(self) -> None:
+        C = schema.candidates
+        for candidate_id, state in self._dirty_candidates.items():
+            row = {
+                "revision": state.revision,
+                "status": state.status,
+                "payload_seq": state.payload_seq,
+                "kind": state.kind.value,
+                "scope": state.scope.value,
+                "note": state.note,
+            }
+            if candidate_id in self._existing_candidates:
+                self.conn.execute(
+                    update(C).where(C.c.person == self.person, C.c.id == candidate_id).values(row)
+                )
+            else:
+                self.conn.execute(insert(C).values(person=self.person, id=candidate_id, **row))
+                self._existing_candidates.add(candidate_id)
+        self._dirty_candidates.clear()
+
+
+# ---- reads -------------------------------------------------------------------------------
+
+RANK_ORDER = (N.c.confidence_bp.desc(), N.c.last_source_at.desc(), N.c.valid_from.asc(), N.c.id)
+
+
+def _filtered(
+    query: Select[Any],
+    person: PersonId,
+    statuses: Collection[NoteStatus] | None,
+    scopes: Collection[Scope] | None,
+    kinds: Collection[Kind] | None,
+) -> Select[Any]:
+    query = query.where(N.c.person == person)
+    if statuses is not None:
+        query = query.where(N.c.status.in_([s.value for s in statuses]))
+    if scopes is not None:
+        query = query.where(N.c.scope.in_([s.value for s in scopes]))
+    if kinds is not None:
+        query = query.where(N.c.kind.in_([k.value for k in kinds]))
+    return query
+
+
+def unscoped_notes(
+    conn: Connection,
+    person: PersonId,
+    *,
+    statuses: Collection[NoteStatus] | None = None,
+    scopes: Collection[Scope] | None = None,
+    kinds: Collection[Kind] | None = None,
+    order: str = "rank",
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[Note]:
+    """A page of notes regardless of scope (S5: only allow-listed modules call this)."""
+    query = _filtered(select(N.c.data), person, statuses, scopes, kinds)
+    if order == "rank":
+        query = query.order_by(*RANK_ORDER)
+    else:
+        query = query.order_by(N.c.created_seq)
+    if limit is not None:
+        query = query.limit(limit)
+    if offset:
+        query = query.offset(offset)
+    return [note_from_json(data) for data in conn.execute(query).scalars()]
+
+
+def count_notes(
+    conn: Connection,
+    person: PersonId,
+    *,
+    statuses: Collection[NoteStatus] | None = None,
+    scopes: Collection[Scope] | None = None,
+    kinds: Collection[Kind] | None = None,
+) -> int:
+    """How many notes match the filters."""
+    query = _filtered(select(func.count()).select_from(N), person, statuses, scopes, kinds)
+    return int(conn.execute(query).scalar_one())
+
+
+def unscoped_note(conn: Connection, person: PersonId, note_id: NoteId) -> Note | None:
+    """One note by id, any scope (S5: allow-listed modules only)."""
+    data = conn.execute(select(N.c.data).where(N.c.person == person, N.c.id == note_id)).scalar()
+    return note_from_json(data) if data is not None else None
+
+
+def unscoped_notes_touching(
+    conn: Connection, person: PersonId, conversation: ConversationId
+) -> list[Note]:
+    """Notes learned in or corroborated by a conversation (for the deletion cascade)."""
+    S = schema.note_sources
+    sourced = select(S.c.note).where(S.c.person == person, S.c.conversation == conversation)
+    query = (
+        select(N.c.data)
+        .where(N.c.person == person)
+        .where((N.c.origin == conversation) | N.c.id.in_(sourced))
+        .order_by(N.c.created_seq)
+    )
+    return [note_from_json(data) for data in conn.execute(query).scalars()]
+
+
+def eligible_ranked(
+    conn: Connection, person: PersonId, scopes: Iterable[Scope], limit: int
+) -> list[Note]:
+    """Active notes of the given scopes in ranking order: the prompt-facing read.
+
+    The caller takes `scopes` from engine.scope.eligible_scopes, so the scope rule stays in
+    the engine; this only applies it before ranking (S1).
+    """
+    query = (
+        select(N.c.data)
+        .where(
+            and_(
+                N.c.person == person,
+                N.c.status == NoteStatus.ACTIVE.value,
+                N.c.scope.in_([s.value for s in scopes]),
+            )
+        )
+        .order_by(*RANK_ORDER)
+        .limit(limit)
+    )
+    return [note_from_json(data) for data in conn.execute(query).scalars()]
+
+
+def recent_digest(conn: Connection, person: PersonId, limit: int) -> list[DigestLine]:
+    """The newest digest lines first."""
+    D = schema.digest_lines
+    rows = conn.execute(
+        select(D).where(D.c.person == person).order_by(D.c.seq.desc()).limit(limit)
+    )
+    return [
+        DigestLine(r.seq, from_micros(r.at), ConversationId(r.conversation) if r.conversation
+                   else None)
+        for r in rows
+    ]
+
+
+def note_usage(conn: Connection, person: PersonId, note: NoteId) -> list[Usage]:
+    """Every recorded use of a note (the injection ledger, per note)."""
+    U = schema.usage
+    rows = conn.execute(
+        select(U).where(U.c.person == person, U.c.note == note).order_by(U.c.seq)
+    )
+    return [
+        Usage(r.seq, from_micros(r.at), r.via, r.rank,
+              ConversationId(r.conversation) if r.conversation else None,
+              TurnId(r.turn) if r.turn else None)
+        for r in rows
+    ]
+
+
+def person_seq(conn: Connection, person: PersonId) -> int:
+    """The last event folded into the projection (0 if none)."""
+    P = schema.person_state
+    value = conn.execute(select(P.c.seq).where(P.c.person == person)).scalar()
+    return int(value or 0)
+
+
+def load_memory(conn: Connection, person: PersonId) -> PersonMemory:
+    """The whole projection as a PersonMemory (verify compares it with a fresh replay)."""
+    memory = PersonMemory(person)
+    P = schema.person_state
+    state = conn.execute(select(P).where(P.c.person == person)).first()
+    if state is None:
+        return memory
+    memory.seq = int(state.seq)
+    memory.profile_seq = state.profile_seq
+    for data in conn.execute(select(N.c.data).where(N.c.person == person)).scalars():
+        memory.put_note(note_from_json(data))
+    memory.digest = sorted(recent_digest(conn, person, 1 << 62), key=lambda d: d.seq)
+    T = schema.processed_turns
+    memory.processed_turns = {
+        (ConversationId(r.conversation), TurnId(r.turn))
+        for r in conn.execute(select(T).where(T.c.person == person))
+    }
+    U = schema.usage
+    for r in conn.execute(select(U).where(U.c.person == person).order_by(U.c.seq, U.c.rank)):
+        memory.add_usage(
+            NoteId(r.note),
+            Usage(r.seq, from_micros(r.at), r.via, r.rank,
+                  ConversationId(r.conversation) if r.conversation else None,
+                  TurnId(r.turn) if r.turn else None),
+        )
+    C = schema.candidates
+    for r in conn.execute(select(C).where(C.c.person == person)):
+        memory.put_candidate(
+            CandidateState(CandidateId(r.id), r.revision, r.status, r.payload_seq,
+                           Kind(r.kind), Scope(r.scope), NoteId(r.note) if r.note else None)
+        )
+    D = schema.deleted_conversations
+    memory.deleted_conversations = {
+        ConversationId(c)
+        for c in conn.execute(select(D.c.conversation).where(D.c.person == person)).scalars()
+    }
+    return memory
+
+
+def delete_person(conn: Connection, person: PersonId) -> int:
+    """Remove every projection row of a person; returns rows deleted."""
+    total = 0
+    for table in (
+        schema.note_state,
+        schema.note_sources,
+        schema.digest_lines,
+        schema.processed_turns,
+        schema.usage,
+        schema.candidates,
+        schema.deleted_conversations,
+        schema.person_state,
+    ):
+        total += conn.execute(delete(table).where(table.c.person == person)).rowcount
+    return total
+
+

@@ -1,0 +1,243 @@
+"""Tables. Which columns are clear and which are sealed is the privacy contract:
+
+Clear (queryable, chained): ids, sequence numbers, times (microseconds since the epoch),
+actors, event types, scopes, kinds, statuses, confidences, conversation surfaces and flags.
+Sealed (XChaCha20-Poly1305 under a data key): every free text — note text, reasons,
+message and tool content, candidate content, profile documents, digest lines, person names.
+
+Chained headers (`journal`, `conversation_log`, `erasures`) are kept apart from their
+deletable payload rows (`journal_payloads`, `log_payloads`); a header commits only to its
+payload's hash. The `note_*`, `digest_lines`, `usage`, `candidates`, `processed_turns` and
+`person_state` tables are the fold's projection: a cache `verify` checks against replay.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+FORMAT_VERSION = 1
+
+metadata = MetaData()
+
+ID = String(80)
+
+store_info = Table(
+    "store_info",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("format_version", Integer, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("kdf", Text, nullable=True),
+    Column("salt", LargeBinary, nullable=True),
+    Column("kek_by_passphrase", LargeBinary, nullable=True),
+    Column("keyring_backend", String(200), nullable=True),
+    Column("sealed_signing_seed", LargeBinary, nullable=False),
+    Column("verify_key", LargeBinary, nullable=False),
+    Column("checksum", LargeBinary, nullable=False),
+)
+
+data_keys = Table(
+    "data_keys",
+    metadata,
+    Column("key_ref", String(120), primary_key=True),
+    Column("wrapped", LargeBinary, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+)
+
+persons = Table(
+    "persons",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("created_at", BigInteger, nullable=False),
+    Column("sealed_name", LargeBinary, nullable=True),
+)
+
+journal = Table(
+    "journal",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("seq", BigInteger, primary_key=True),
+    Column("at", BigInteger, nullable=False),
+    Column("actor", String(120), nullable=False),
+    Column("type", String(40), nullable=False),
+    Column("cause_conversation", ID, nullable=True),
+    Column("cause_turn", ID, nullable=True),
+    Column("body", Text, nullable=False),
+    Column("key_ref", String(120), nullable=True),
+    Column("payload_hash", LargeBinary, nullable=True),
+    Column("prev_hash", LargeBinary, nullable=False),
+    Column("entry_hash", LargeBinary, nullable=False),
+    Column("signature", LargeBinary, nullable=False),
+    Index("ix_journal_at", "person", "at"),
+)
+
+journal_payloads = Table(
+    "journal_payloads",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("seq", BigInteger, primary_key=True),
+    Column("sealed", LargeBinary, nullable=False),
+)
+
+person_state = Table(
+    "person_state",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+    Column("profile_seq", BigInteger, nullable=True),
+)
+
+note_state = Table(
+    "note_state",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("id", ID, primary_key=True),
+    Column("kind", String(20), nullable=False),
+    Column("scope", String(20), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("origin", ID, nullable=True),
+    Column("confidence_bp", Integer, nullable=False),
+    Column("last_source_at", BigInteger, nullable=False),
+    Column("valid_from", BigInteger, nullable=False),
+    Column("valid_to", BigInteger, nullable=True),
+    Column("created_seq", BigInteger, nullable=False),
+    Column("data", Text, nullable=False),
+    Index(
+        "ix_note_rank",
+        "person",
+        "status",
+        "confidence_bp",
+        "last_source_at",
+        "valid_from",
+        "id",
+    ),
+    Index("ix_note_scope_rank", "person", "status", "scope", "confidence_bp", "last_source_at"),
+    Index("ix_note_created", "person", "created_seq"),
+    Index("ix_note_origin", "person", "origin"),
+)
+
+note_sources = Table(
+    "note_sources",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("note", ID, primary_key=True),
+    Column("conversation", ID, primary_key=True),
+    Index("ix_note_sources_conversation", "person", "conversation"),
+)
+
+digest_lines = Table(
+    "digest_lines",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("seq", BigInteger, primary_key=True),
+    Column("at", BigInteger, nullable=False),
+    Column("conversation", ID, nullable=True),
+)
+
+processed_turns = Table(
+    "processed_turns",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("conversation", ID, primary_key=True),
+    Column("turn", ID, primary_key=True),
+)
+
+usage = Table(
+    "usage",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("note", ID, primary_key=True),
+    Column("seq", BigInteger, primary_key=True),
+    Column("at", BigInteger, nullable=False),
+    Column("via", String(40), nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("conversation", ID, nullable=True),
+    Column("turn", ID, nullable=True),
+)
+
+candidates = Table(
+    "candidates",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("id", ID, primary_key=True),
+    Column("revision", Integer, nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("payload_seq", BigInteger, nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("scope", String(20), nullable=False),
+    Column("note", ID, nullable=True),
+)
+
+deleted_conversations = Table(
+    "deleted_conversations",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("conversation", ID, primary_key=True),
+)
+
+conversations = Table(
+    "conversations",
+    metadata,
+    Column("id", ID, primary_key=True),
+    Column("created_at", BigInteger, nullable=False),
+    Column("surface", String(20), nullable=False),
+    Column("incognito", Boolean, nullable=False),
+    Column("agent", String(120), nullable=True),
+)
+
+conversation_participants = Table(
+    "conversation_participants",
+    metadata,
+    Column("conversation", ID, primary_key=True),
+    Column("person", ID, primary_key=True),
+    Index("ix_participants_person", "person"),
+)
+
+conversation_log = Table(
+    "conversation_log",
+    metadata,
+    Column("conversation", ID, primary_key=True),
+    Column("seq", BigInteger, primary_key=True),
+    Column("at", BigInteger, nullable=False),
+    Column("entry", String(20), nullable=False),
+    Column("ref", ID, nullable=True),
+    Column("author", ID, nullable=True),
+    Column("status", String(20), nullable=True),
+    Column("body", Text, nullable=False),
+    Column("payload_hash", LargeBinary, nullable=True),
+    Column("prev_hash", LargeBinary, nullable=False),
+    Column("entry_hash", LargeBinary, nullable=False),
+    Column("signature", LargeBinary, nullable=False),
+    Index("ix_log_ref", "conversation", "ref"),
+)
+
+log_payloads = Table(
+    "log_payloads",
+    metadata,
+    Column("conversation", ID, primary_key=True),
+    Column("seq", BigInteger, primary_key=True),
+    Column("sealed", LargeBinary, nullable=False),
+)
+
+erasures = Table(
+    "erasures",
+    metadata,
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("at", BigInteger, nullable=False),
+    Column("actor", String(120), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("prev_hash", LargeBinary, nullable=False),
+    Column("entry_hash", LargeBinary, nullable=False),
+    Column("signature", LargeBinary, nullable=False),
+)

@@ -1,0 +1,433 @@
+"""Opening, creating and holding a store: keys, signing, transactions, checkpoint."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Connection, Engine, delete, exc, insert, inspect, select
+
+from engram.model.clock import Clock, SystemClock, to_micros
+from engram.model.errors import (
+    CorruptStore,
+    KeyUnavailable,
+    StoreExists,
+    StoreMissing,
+    WrongPassphrase,
+)
+from engram.store import crypto, migrate, schema
+from engram.store.checkpoint import CheckpointFile
+from engram.store.crypto import KdfParams, SealBroken, Signer
+from engram.store.dialect import after_erasure, make_engine, sqlite_path
+from engram.store.keyring_access import KeyringAccess
+from engram.store.location import checkpoint_path, describe, store_url
+
+PASSPHRASE_HINT = "give the passphrase with --passphrase-env VAR"
+
+
+class KeyGone(Exception):
+    """A data key was destroyed (erasure or conversation deletion): its text is unreadable."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreInfo:
+    """The store's one row of clear metadata."""
+
+    id: str
+    format_version: int
+    created_at: int
+    kdf: KdfParams | None
+    salt: bytes | None
+    kek_by_passphrase: bytes | None
+    keyring_backend: str | None
+    sealed_signing_seed: bytes
+    verify_key: bytes
+
+    def checksum(self) -> bytes:
+        """Detects a damaged info row before any key is tried (so damage != wrong key)."""
+        fields = [
+            self.id,
+            self.format_version,
+            self.created_at,
+            self.kdf.to_json() if self.kdf else None,
+            (self.salt or b"").hex(),
+            (self.kek_by_passphrase or b"").hex(),
+            self.keyring_backend,
+            self.sealed_signing_seed.hex(),
+            self.verify_key.hex(),
+        ]
+        return crypto.digest(b"store-info", crypto.canonical_json(fields).encode())
+
+
+@dataclass
+class WriteTxn:
+    """One write transaction; chain heads it moved are checkpointed after commit."""
+
+    conn: Connection
+    heads: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    gone: dict[str, str] = field(default_factory=dict)
+    erased: bool = False
+    after_erasure: dict[str, object] = field(default_factory=dict)
+
+
+def _kek_aad(store_id: str) -> bytes:
+    return f"engram-kek|{store_id}".encode()
+
+
+def _signing_aad(store_id: str) -> bytes:
+    return f"engram-signing|{store_id}".encode()
+
+
+class Store:
+    """An open, unlocked store. Everything that reads or writes goes through one of these."""
+
+    def __init__(
+        self,
+        url: str,
+        engine: Engine,
+        info: StoreInfo,
+        kek: bytes,
+        clock: Clock,
+        keyring: KeyringAccess,
+    ) -> None:
+        self.url = url
+        self.engine = engine
+        self.info = info
+        self.clock = clock
+        self.keyring = keyring
+        self._kek = kek
+        try:
+            seed = crypto.unseal(kek, info.sealed_signing_seed, _signing_aad(info.id))
+        except SealBroken:
+            raise CorruptStore(
+                f"The store at {describe(url)} is damaged: its signing key does not open."
+            ) from None
+        self.signer = Signer(seed)
+        if self.signer.verify_key != info.verify_key:
+            raise CorruptStore(f"The store at {describe(url)} is damaged: its keys disagree.")
+        self._keys: dict[str, bytes] = {}
+        self.checkpoint = CheckpointFile(checkpoint_path(url, info.id), info.id, info.verify_key)
+        self._last_micros = 0
+
+    # ---- creating and opening -------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        location: str | None,
+        *,
+        passphrase: str | None = None,
+        use_keyring: bool = True,
+        kdf: KdfParams | None = None,
+        clock: Clock | None = None,
+        keyring: KeyringAccess | None = None,
+    ) -> Store:
+        """Create a new store; its key goes to the OS keyring and/or behind a passphrase."""
+        url = store_url(location)
+        access = keyring or KeyringAccess()
+        backend = access.backend_name() if use_keyring else None
+        if passphrase is None and backend is None:
+            reason = (
+                "there is no usable OS keyring on this computer"
+                if use_keyring
+                else "the keyring was turned off"
+            )
+            raise KeyUnavailable(
+                f"Cannot create a store: {reason} and no passphrase was given, so its key "
+                f"would have nowhere safe to live; {PASSPHRASE_HINT}."
+            )
+        if passphrase is not None and not passphrase:
+            raise KeyUnavailable("The passphrase is empty; choose one with some characters.")
+        path = sqlite_path(url)
+        if path is not None:
+            if path.exists():
+                raise StoreExists(f"A store already exists at {path}; open it instead.")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        engine = make_engine(url)
+        if path is None and inspect(engine).has_table("store_info"):
+            raise StoreExists(f"A store already exists at {describe(url)}; open it instead.")
+
+        clock = clock or SystemClock()
+        kdf = kdf or crypto.DEFAULT_KDF
+        kek = crypto.random_key()
+        store_id = "s_" + secrets.token_hex(8)
+        signer = Signer.generate()
+        salt = crypto.random_salt() if passphrase is not None else None
+        wrapped = None
+        if passphrase is not None and salt is not None:
+            wrapping = crypto.passphrase_key(passphrase, salt, kdf)
+            wrapped = crypto.seal(wrapping, kek, _kek_aad(store_id))
+        info = StoreInfo(
+            id=store_id,
+            format_version=schema.FORMAT_VERSION,
+            created_at=to_micros(clock.now()),
+            kdf=kdf if passphrase is not None else None,
+            salt=salt,
+            kek_by_passphrase=wrapped,
+            keyring_backend=backend,
+            sealed_signing_seed=crypto.seal(kek, signer.seed, _signing_aad(store_id)),
+            verify_key=signer.verify_key,
+        )
+        with engine.connect() as connection:
+            connection = connection.execution_options(write=True)
+            with connection.begin():
+                migrate.upgrade(connection)
+                connection.execute(insert(schema.store_info).values(**_info_row(info)))
+        if backend is not None:
+            access.set(store_id, kek)
+        store = cls(url, engine, info, kek, clock, access)
+        store.checkpoint.update(store.signer, {}, {})
+        return store
+
+    @classmethod
+    def open(
+        cls,
+        location: str | None,
+        *,
+        passphrase: str | None = None,
+        clock: Clock | None = None,
+        keyring: KeyringAccess | None = None,
+    ) -> Store:
+        """Open and unlock an existing store. Writes nothing until unlocked."""
+        url = store_url(location)
+        path = sqlite_path(url)
+        if path is not None and not path.exists():
+            raise StoreMissing(
+                f"There is no store at {path}; create one with 'engram init' or "
+                "'engram demo', or point --store at an existing one."
+            )
+        engine = make_engine(url)
+        info = _read_info(engine, url)
+        access = keyring or KeyringAccess()
+        kek = _unlock(info, passphrase, access)
+        store = cls(url, engine, info, kek, clock or SystemClock(), access)
+        with engine.connect() as connection:
+            current = migrate.current_revision(connection)
+        if current != migrate.head_revision():
+            with engine.connect() as connection:
+                connection = connection.execution_options(write=True)
+                with connection.begin():
+                    migrate.upgrade(connection)
+        return store
+
+    def close(self) -> None:
+        """Drop decrypted keys and release the database."""
+        self._keys.clear()
+        self._kek = b""
+        self.engine.dispose()
+
+    def remember_key(self) -> None:
+        """Put the store key in this computer's OS keyring ("remember on this computer")."""
+        if self.keyring.backend_name() is None:
+            raise KeyUnavailable(
+                "There is no usable OS keyring on this computer, so the key cannot be "
+                "remembered; keep using the passphrase."
+            )
+        self.keyring.set(self.info.id, self._kek)
+
+    # ---- time -----------------------------------------------------------------------
+
+    def now_micros(self) -> int:
+        """The clock's time, never earlier than the last time this store handed out."""
+        micros = max(to_micros(self.clock.now()), self._last_micros)
+        self._last_micros = micros
+        return micros
+
+    def now(self) -> datetime:
+        """The clock's current time."""
+        return self.clock.now()
+
+    # ---- transactions ---------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[WriteTxn]:
+        """A write transaction: all of it commits or none of it does."""
+        with self.engine.connect() as connection:
+            connection = connection.execution_options(write=True)
+            with connection.begin():
+                txn = WriteTxn(connection)
+                yield txn
+        if txn.heads or txn.gone:
+            self.checkpoint.update(self.signer, txn.heads, txn.gone)
+        if txn.erased:
+            txn.after_erasure = after_erasure(self.engine)
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only snapshot."""
+        with self.engine.connect() as connection:
+            yield connection
+
+    # ---- data keys ------------------------------------------------------------------
+
+    def _key_aad(self, key_ref: str) -> bytes:
+        return f"engram-datakey|{self.info.id}|{key_ref}".encode()
+
+    def data_key(self, conn: Connection, key_ref: str, *, create: bool = False) -> bytes:
+        """A person's or conversation's random data key, unwrapped (KeyGone if destroyed)."""
+        cached = self._keys.get(key_ref)
+        if cached is not None:
+            return cached
+        wrapped = conn.execute(
+            select(schema.data_keys.c.wrapped).where(schema.data_keys.c.key_ref == key_ref)
+        ).scalar()
+        if wrapped is None:
+            if not create:
+                raise KeyGone(key_ref)
+            key = crypto.random_key()
+            conn.execute(
+                insert(schema.data_keys).values(
+                    key_ref=key_ref,
+                    wrapped=crypto.seal(self._kek, key, self._key_aad(key_ref)),
+                    created_at=self.now_micros(),
+                )
+            )
+        else:
+            try:
+                key = crypto.unseal(self._kek, wrapped, self._key_aad(key_ref))
+            except SealBroken:
+                raise CorruptStore(
+                    f"The store is damaged: the data key {key_ref!r} does not open."
+                ) from None
+        self._keys[key_ref] = key
+        return key
+
+    def destroy_key(self, conn: Connection, key_ref: str) -> bool:
+        """Crypto-shred: delete a wrapped data key. True if it existed."""
+        self._keys.pop(key_ref, None)
+        result = conn.execute(delete(schema.data_keys).where(schema.data_keys.c.key_ref == key_ref))
+        return bool(result.rowcount)
+
+    def text_key(
+        self, conn: Connection, person: str, origin: str | None, *, create: bool = False
+    ) -> tuple[str, bytes]:
+        """The key a person's text is sealed under: the person's, or person+conversation (C4)."""
+        person_key = self.data_key(conn, person_key_ref(person), create=create)
+        if origin is None:
+            return person_key_ref(person), person_key
+        conversation_key = self.data_key(conn, conversation_key_ref(origin), create=create)
+        return note_key_ref(person, origin), crypto.note_key(person_key, conversation_key)
+
+    def key_for_ref(self, conn: Connection, key_ref: str) -> bytes:
+        """Resolve a recorded key reference (KeyGone if any part was destroyed)."""
+        kind, _, rest = key_ref.partition(":")
+        if kind == "note":
+            person, _, origin = rest.rpartition(":")
+            return self.text_key(conn, person, origin)[1]
+        return self.data_key(conn, key_ref)
+
+
+def person_key_ref(person: str) -> str:
+    """Key reference of a person's data key."""
+    return f"person:{person}"
+
+
+def conversation_key_ref(conversation: str) -> str:
+    """Key reference of a conversation's data key."""
+    return f"conversation:{conversation}"
+
+
+def note_key_ref(person: str, conversation: str) -> str:
+    """Key reference of text learned about a person in a conversation."""
+    return f"note:{person}:{conversation}"
+
+
+def _info_row(info: StoreInfo) -> dict[str, object]:
+    return {
+        "id": info.id,
+        "format_version": info.format_version,
+        "created_at": info.created_at,
+        "kdf": json.dumps(info.kdf.to_json()) if info.kdf else None,
+        "salt": info.salt,
+        "kek_by_passphrase": info.kek_by_passphrase,
+        "keyring_backend": info.keyring_backend,
+        "sealed_signing_seed": info.sealed_signing_seed,
+        "verify_key": info.verify_key,
+        "checksum": info.checksum(),
+    }
+
+
+def _read_info(engine: Engine, url: str) -> StoreInfo:
+    damaged = (
+        f"The file at {describe(url)} is not an Engram store or is damaged; "
+        "restore it from a backup."
+    )
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(select(schema.store_info)).mappings().all()
+    except exc.DatabaseError:
+        raise CorruptStore(damaged) from None
+    if len(rows) != 1:
+        raise CorruptStore(damaged)
+    row = rows[0]
+    try:
+        info = StoreInfo(
+            id=row["id"],
+            format_version=int(row["format_version"]),
+            created_at=int(row["created_at"]),
+            kdf=KdfParams.from_json(json.loads(row["kdf"])) if row["kdf"] else None,
+            salt=row["salt"],
+            kek_by_passphrase=row["kek_by_passphrase"],
+            keyring_backend=row["keyring_backend"],
+            sealed_signing_seed=row["sealed_signing_seed"],
+            verify_key=row["verify_key"],
+        )
+    except (ValueError, TypeError, KeyError):
+        raise CorruptStore(damaged) from None
+    if info.checksum() != row["checksum"]:
+        raise CorruptStore(damaged)
+    if info.format_version > schema.FORMAT_VERSION:
+        raise CorruptStore(
+            f"The store at {describe(url)} was made by a newer Engram (format "
+            f"{info.format_version}); upgrade Engram to open it."
+        )
+    return info
+
+
+def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> bytes:
+    if passphrase is not None:
+        if info.kek_by_passphrase is None or info.salt is None or info.kdf is None:
+            raise KeyUnavailable(
+                "This store has no passphrase; it opens with the OS keyring of the computer "
+                "it was created on."
+            )
+        wrapping = crypto.passphrase_key(passphrase, info.salt, info.kdf)
+        try:
+            return crypto.unseal(wrapping, info.kek_by_passphrase, _kek_aad(info.id))
+        except SealBroken:
+            raise WrongPassphrase(
+                "The passphrase does not open this store; nothing was changed, try again."
+            ) from None
+    has_passphrase = info.kek_by_passphrase is not None
+    backend = access.backend_name()
+    if backend is None:
+        if has_passphrase:
+            raise KeyUnavailable(
+                "There is no usable OS keyring on this computer, so the store's key cannot "
+                f"be fetched from it; {PASSPHRASE_HINT}."
+            )
+        raise KeyUnavailable(
+            "There is no usable OS keyring on this computer and this store has no "
+            "passphrase; open it on the computer where it was created."
+        )
+    kek = access.get(info.id)
+    if kek is None:
+        if info.keyring_backend and backend != info.keyring_backend:
+            raise KeyUnavailable(
+                f"The OS keyring changed since this store was created (it was "
+                f"{info.keyring_backend}, now {backend}) and holds no key for it; open it "
+                "with its passphrase. No new store was created."
+            )
+        hint = PASSPHRASE_HINT if has_passphrase else "open it where it was created"
+        raise KeyUnavailable(f"The OS keyring holds no key for this store; {hint}.")
+    try:
+        crypto.unseal(kek, info.sealed_signing_seed, _signing_aad(info.id))
+    except SealBroken:
+        raise KeyUnavailable(
+            f"The key the OS keyring holds for this store does not open it; {PASSPHRASE_HINT}."
+        ) from None
+    return kek

@@ -1,0 +1,297 @@
+"""`verify`: walk every chain and signature, recheck payload hashes, replay every journal
+against its projection, and compare chain heads with the signed checkpoint (rollback).
+
+Reports name the first bad entry of each chain; it never changes anything.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from engram.engine.fold import FoldError, apply_event
+from engram.model.ids import PersonId
+from engram.model.notes import PersonMemory
+from engram.store import chain, crypto, projection, schema
+from engram.store.erasure import erasure_header, hidden_name
+from engram.store.journal import _event, journal_header
+from engram.store.conversation_log import log_header
+from engram.store.store import Store
+
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+
+
+@dataclass
+class VerifyReport:
+    """The outcome of a verify run."""
+
+    ok: bool = True
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    chains: int = 0
+    entries: int = 0
+    cancelled: bool = False
+
+    def problem(self, text: str) -> None:
+        """Record a problem."""
+        self.ok = False
+        self.problems.append(text)
+
+    def to_json(self) -> dict[str, Any]:
+        """As printed by `engram verify --json`."""
+        return {
+            "ok": self.ok,
+            "problems": self.problems,
+            "warnings": self.warnings,
+            "chains": self.chains,
+            "entries": self.entries,
+            "cancelled": self.cancelled,
+        }
+
+
+@dataclass
+class _Link:
+    seq: int
+    prev: bytes
+    entry: bytes
+    signature: bytes
+    head: bytes
+    payload_hash: bytes | None
+
+
+def _walk(
+    store: Store, chain_id: str, links: Iterable[_Link], report: VerifyReport
+) -> tuple[int, dict[int, bytes]] | None:
+    """Check one chain; returns (length, entry hash by seq) or None after a problem."""
+    expected_prev = chain.genesis(store.info.id, chain_id)
+    hashes: dict[int, bytes] = {}
+    expected_seq = 1
+    for link in links:
+        report.entries += 1
+        where = f"{chain_id}: entry {link.seq}"
+        if link.seq != expected_seq:
+            report.problem(f"{chain_id}: entry {expected_seq} is missing (next is {link.seq})")
+            return None
+        if link.prev != expected_prev:
+            report.problem(f"{where}: does not link to the entry before it")
+            return None
+        if chain.entry_hash(link.prev, link.head, link.payload_hash) != link.entry:
+            report.problem(f"{where}: its contents do not match its hash")
+            return None
+        if not crypto.signature_ok(store.info.verify_key, link.entry, link.signature):
+            report.problem(f"{where}: its signature does not match")
+            return None
+        hashes[link.seq] = link.entry
+        expected_prev = link.entry
+        expected_seq += 1
+    return expected_seq - 1, hashes
+
+
+def _payload_check(
+    chain_id: str,
+    declared: dict[int, bytes | None],
+    present: dict[int, bytes],
+    removed: set[int],
+    report: VerifyReport,
+) -> bool:
+    for seq, sealed in present.items():
+        if seq not in declared:
+            report.problem(f"{chain_id}: a payload exists for missing entry {seq}")
+            return False
+        if chain.payload_hash(sealed) != declared[seq]:
+            report.problem(f"{chain_id}: entry {seq}: its payload was changed")
+            return False
+    for seq, digest in declared.items():
+        if digest is not None and seq not in present and seq not in removed:
+            report.problem(f"{chain_id}: entry {seq}: its payload is missing without a record")
+            return False
+    return True
+
+
+def _journals(store: Store, conn: Connection, report: VerifyReport) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+    J, JP = schema.journal, schema.journal_payloads
+    people = sorted(
+        set(conn.execute(select(schema.persons.c.id)).scalars())
+        | set(conn.execute(select(J.c.person).distinct()).scalars())
+    )
+    for person in people:
+        chain_id = chain.journal_chain(person)
+        rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
+        links = (
+            _Link(
+                r.seq, bytes(r.prev_hash), bytes(r.entry_hash), bytes(r.signature),
+                journal_header(r.person, r.seq, r.at, r.actor, r.type, r.cause_conversation,
+                               r.cause_turn, r.body, r.key_ref),
+                bytes(r.payload_hash) if r.payload_hash is not None else None,
+            )
+            for r in rows
+        )
+        walked = _walk(store, chain_id, links, report)
+        if walked is None:
+            continue
+        removed: set[int] = set()
+        for r in rows:
+            removed.update(json.loads(r.body).get("shredded", []))
+        present = {
+            int(r.seq): bytes(r.sealed)
+            for r in conn.execute(select(JP.c.seq, JP.c.sealed).where(JP.c.person == person))
+        }
+        declared = {int(r.seq): r.payload_hash for r in rows}
+        if not _payload_check(chain_id, declared, present, removed, report):
+            continue
+        _replay(PersonId(person), [_event(r) for r in rows], conn, report)
+        yield chain_id, walked[0], walked[1]
+
+
+def _replay(person: PersonId, events: list[Any], conn: Connection, report: VerifyReport) -> None:
+    memory = PersonMemory(person)
+    try:
+        for event in events:
+            apply_event(memory, event)
+    except FoldError as error:
+        report.problem(f"journal:{person}: replay fails: {error}")
+        return
+    if projection.load_memory(conn, person) != memory:
+        report.problem(
+            f"journal:{person}: the stored notes differ from a replay of the journal"
+        )
+
+
+def _logs(store: Store, conn: Connection, report: VerifyReport) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+    L, LP, CV, CP = (schema.conversation_log, schema.log_payloads, schema.conversations,
+                     schema.conversation_participants)
+    conversations = sorted(
+        set(conn.execute(select(CV.c.id)).scalars())
+        | set(conn.execute(select(L.c.conversation).distinct()).scalars())
+    )
+    for conversation in conversations:
+        chain_id = chain.log_chain(conversation)
+        rows = conn.execute(
+            select(L).where(L.c.conversation == conversation).order_by(L.c.seq)
+        ).all()
+        links = (
+            _Link(
+                r.seq, bytes(r.prev_hash), bytes(r.entry_hash), bytes(r.signature),
+                log_header(r.conversation, r.seq, r.at, r.entry, r.ref, r.author, r.status,
+                           r.body),
+                bytes(r.payload_hash) if r.payload_hash is not None else None,
+            )
+            for r in rows
+        )
+        walked = _walk(store, chain_id, links, report)
+        if walked is None:
+            continue
+        removed: set[int] = set()
+        for r in rows:
+            if r.entry == "excision":
+                removed.update(json.loads(r.body).get("excised", []))
+        present = {
+            int(r.seq): bytes(r.sealed)
+            for r in conn.execute(
+                select(LP.c.seq, LP.c.sealed).where(LP.c.conversation == conversation)
+            )
+        }
+        declared = {int(r.seq): r.payload_hash for r in rows}
+        if not _payload_check(chain_id, declared, present, removed, report):
+            continue
+        row = conn.execute(select(CV).where(CV.c.id == conversation)).first()
+        people = sorted(
+            conn.execute(select(CP.c.person).where(CP.c.conversation == conversation)).scalars()
+        )
+        created = json.loads(rows[0].body) if rows else {}
+        if row is None or not rows or (
+            sorted(created.get("participants", [])) != people
+            or created.get("surface") != row.surface
+            or bool(created.get("incognito")) != bool(row.incognito)
+            or created.get("agent") != row.agent
+        ):
+            report.problem(f"{chain_id}: the conversation's readers or flags differ from its log")
+            continue
+        yield chain_id, walked[0], walked[1]
+
+
+def _erasures(store: Store, conn: Connection, report: VerifyReport) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+    E = schema.erasures
+    rows = conn.execute(select(E).order_by(E.c.seq)).all()
+    links = (
+        _Link(r.seq, bytes(r.prev_hash), bytes(r.entry_hash), bytes(r.signature),
+              erasure_header(r.seq, r.at, r.actor, r.body), None)
+        for r in rows
+    )
+    walked = _walk(store, chain.ERASURE_CHAIN, links, report)
+    if walked is not None and rows:
+        yield chain.ERASURE_CHAIN, walked[0], walked[1]
+
+
+def _keys(store: Store, conn: Connection, report: VerifyReport) -> None:
+    for key_ref in conn.execute(select(schema.data_keys.c.key_ref)).scalars():
+        try:
+            store.data_key(conn, key_ref)
+        except Exception:  # CorruptStore from a broken seal
+            report.problem(f"data key {key_ref}: it does not open")
+
+
+def verify(
+    store: Store, progress: Progress | None = None, cancelled: Cancelled | None = None
+) -> VerifyReport:
+    """Check the whole store; never writes."""
+    report = VerifyReport()
+    heads: dict[str, tuple[int, dict[int, bytes]]] = {}
+    with store.read() as conn:
+        total = (
+            len(set(conn.execute(select(schema.journal.c.person).distinct()).scalars()))
+            + len(set(conn.execute(select(schema.conversations.c.id)).scalars()))
+            + 1
+        )
+        done = 0
+        for walker in (_journals, _logs, _erasures):
+            for chain_id, length, hashes in walker(store, conn, report):
+                heads[chain_id] = (length, hashes)
+                done += 1
+                report.chains += 1
+                if progress:
+                    progress(min(done, total), total)
+                if cancelled and cancelled():
+                    report.cancelled = True
+                    report.warnings.append("verify was cancelled before it finished")
+                    return report
+        _keys(store, conn, report)
+    _checkpoint(store, heads, report)
+    if progress:
+        progress(total, total)
+    return report
+
+
+def _checkpoint(
+    store: Store, heads: dict[str, tuple[int, dict[int, bytes]]], report: VerifyReport
+) -> None:
+    try:
+        checkpoint = store.checkpoint.read()
+    except (ValueError, KeyError, json.JSONDecodeError) as error:
+        report.problem(f"checkpoint: {error}")
+        return
+    if checkpoint is None:
+        report.warnings.append(
+            f"no checkpoint at {store.checkpoint.path}, so a rollback cannot be detected"
+        )
+        return
+    for chain_id, (length, head) in sorted(checkpoint.chains.items()):
+        have = heads.get(chain_id)
+        if have is None or have[0] < length:
+            got = 0 if have is None else have[0]
+            report.problem(
+                f"{chain_id}: the store holds {got} entries but the checkpoint saw {length}; "
+                "an older copy of the store may have been put back"
+            )
+        elif have[1].get(length) != head:
+            report.problem(f"{chain_id}: entry {length} differs from the checkpoint's")
+    for chain_id in heads:
+        if hidden_name(store, chain_id) in checkpoint.gone:
+            report.problem(f"{chain_id}: this erased chain is back; an older copy was restored")
+
+

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The whole test suite: set-up, lint (ruff), types (mypy), then pytest offscreen.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$root/packaging/bootstrap.sh"
+venv="${ENGRAM_VENV:-$root/.venv}"
+cd "$root"
+echo "== ruff"
+"$venv/bin/ruff" check app tests
+"$venv/bin/ruff" format --check app tests
+echo "== mypy"
+"$venv/bin/mypy"
+echo "== pytest"
+export QT_QPA_PLATFORM=offscreen
+exec "$venv/bin/python" -m pytest "$@"

@@ -1,0 +1,111 @@
+"""Random but valid journals for property tests of the pure engine."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from hypothesis import strategies as st
+
+from engram.engine.fold import apply_event
+from engram.model.events import Cause, Event, EventType
+from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
+from engram.model.notes import PersonMemory
+from engram.model.scope import Durability, Kind, Scope
+
+from tests.conftest import START
+
+PERSON = PersonId("p1")
+CONVERSATIONS = [ConversationId(f"c_{i}") for i in range(4)]
+
+OPS = ["add", "add", "add", "restate", "contradict", "correct", "scope", "delete", "merge",
+       "retire", "used", "digest", "remove_dup"]
+
+
+@st.composite
+def journals(draw: Any, max_events: int = 40) -> list[Event]:
+    """A list of events that folds without error, with text-free bodies."""
+    memory = PersonMemory(PERSON)
+    events: list[Event] = []
+    count = draw(st.integers(min_value=1, max_value=max_events))
+    next_id = 0
+    at = START
+    for _ in range(count):
+        op = draw(st.sampled_from(OPS))
+        active = [n for n in _active(memory)]
+        at = at + timedelta(seconds=draw(st.integers(min_value=0, max_value=7200)))
+        conversation = draw(st.sampled_from(CONVERSATIONS))
+        cause = Cause(conversation, TurnId(f"t_{len(events)}"))
+        body: dict[str, Any]
+        if op == "add" or not active:
+            next_id += 1
+            body = {
+                "note": f"n_{next_id}",
+                "kind": draw(st.sampled_from(list(Kind))).value,
+                "scope": draw(st.sampled_from(list(Scope))).value,
+                "durability": draw(st.sampled_from(list(Durability))).value,
+                "confidence_bp": draw(st.integers(min_value=0, max_value=10_000)),
+                "origin": conversation,
+                "source": cause.to_json(),
+            }
+            kind = EventType.NOTE_ADDED
+        else:
+            target = draw(st.sampled_from(active))
+            if op == "restate":
+                kind, body = EventType.RESTATED, {"note": target, "source": cause.to_json()}
+            elif op == "contradict":
+                next_id += 1
+                new = f"n_{next_id}"
+                add = {
+                    "note": new, "kind": "fact", "scope": draw(st.sampled_from(list(Scope))).value,
+                    "durability": "lasting", "confidence_bp": 5000, "origin": conversation,
+                    "source": cause.to_json(),
+                }
+                events.append(_apply(memory, EventType.NOTE_ADDED, add, at, cause))
+                kind, body = EventType.CONTRADICTED, {"old": target, "new": new}
+            elif op == "correct":
+                next_id += 1
+                kind, body = EventType.CORRECTED, {"old": target, "note": f"n_{next_id}"}
+            elif op == "scope":
+                kind = EventType.SCOPE_CHANGED
+                body = {"note": target, "scope": draw(st.sampled_from(list(Scope))).value}
+            elif op == "delete":
+                kind, body = EventType.DELETED, {"note": target}
+            elif op == "retire":
+                kind, body = EventType.RETIRED, {"note": target}
+            elif op == "remove_dup":
+                kind, body = EventType.DUPLICATE_REMOVED, {"note": target}
+            elif op == "merge":
+                into = memory.get_note(NoteId(target))
+                assert into is not None
+                same = [
+                    n for n in active
+                    if n != target
+                    and (m := memory.get_note(NoteId(n))) is not None
+                    and m.scope.scope_class == into.scope.scope_class
+                ]
+                if not same:
+                    kind, body = EventType.RESTATED, {"note": target, "source": cause.to_json()}
+                else:
+                    kind, body = EventType.MERGED, {"into": target, "merged": [same[0]]}
+            elif op == "used":
+                kind, body = EventType.ITEM_USED, {"notes": active[:3], "via": "assembly"}
+            else:
+                kind, body = EventType.DIGEST_LINE_ADDED, {"conversation": conversation}
+        events.append(_apply(memory, kind, body, at, cause))
+    return events
+
+
+def _active(memory: PersonMemory) -> list[str]:
+    from engram.engine.scope import eligible_ranked
+    from engram.model.scope import Audience
+
+    return sorted(n.id for n in eligible_ranked(memory, Audience.subject_alone(PERSON)))
+
+
+def _apply(
+    memory: PersonMemory, kind: EventType, body: dict[str, Any], at: Any, cause: Cause
+) -> Event:
+    event = Event(PERSON, memory.seq + 1, at, "extractor", kind, body, cause)
+    apply_event(memory, event)
+    return event

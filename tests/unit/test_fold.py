@@ -1,0 +1,169 @@
+"""The fold: F1-F5, and time travel."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engram.engine.fold import FoldError, apply_event, fold, fold_as_of
+from engram.engine.unscoped import unscoped_notes
+from engram.model.events import Cause, Event, EventType
+from engram.model.ids import ConversationId, NoteId, PersonId
+from engram.model.notes import NoteStatus, PersonMemory
+
+from tests.conftest import START
+from tests.journals import PERSON, journals
+
+
+def _events(*specs: tuple[EventType, dict[str, object]], cause: Cause | None = None) -> list[Event]:
+    return [
+        Event(PERSON, seq, START + timedelta(minutes=seq), "extractor", kind, body, cause)
+        for seq, (kind, body) in enumerate(specs, start=1)
+    ]
+
+
+def _add(note: str, conversation: str = "c_1", scope: str = "direct", bp: int = 6000) -> tuple[EventType, dict[str, object]]:
+    return (
+        EventType.NOTE_ADDED,
+        {"note": note, "kind": "fact", "scope": scope, "durability": "lasting",
+         "confidence_bp": bp, "origin": conversation,
+         "source": {"conversation": conversation, "turn": "t_1"}},
+    )
+
+
+def _restate(note: str, conversation: str) -> tuple[EventType, dict[str, object]]:
+    return EventType.RESTATED, {"note": note, "source": {"conversation": conversation, "turn": None}}
+
+
+def _notes(memory: PersonMemory) -> dict[str, object]:
+    return {n.id: n for n in unscoped_notes(memory)}
+
+
+def test_F1_contradiction_closes_old_interval_and_keeps_both() -> None:
+    events = _events(_add("n_old"), _add("n_new"),
+                     (EventType.CONTRADICTED, {"old": "n_old", "new": "n_new"}))
+    memory = fold(events, PersonMemory(PERSON))
+    old = memory.get_note(NoteId("n_old"))
+    new = memory.get_note(NoteId("n_new"))
+    assert old is not None and new is not None
+    assert old.status is NoteStatus.CONTRADICTED
+    assert old.valid_to == events[2].at
+    assert old.closure is not None and old.closure.by_note == "n_new"
+    assert new.is_active and new.valid_to is None
+    assert len(unscoped_notes(memory)) == 2
+
+
+def test_F2_restatement_adds_a_source_not_a_note() -> None:
+    memory = fold(_events(_add("n_1"), _restate("n_1", "c_2")), PersonMemory(PERSON))
+    assert memory.note_count() == 1
+    note = memory.get_note(NoteId("n_1"))
+    assert note is not None
+    assert [s.conversation for s in note.sources] == ["c_1", "c_2"]
+
+
+def test_F3_confidence_is_initial_plus_500_per_independent_corroborator_capped() -> None:
+    events = _events(
+        _add("n_1", bp=8800),
+        _restate("n_1", "c_1"),  # the first source again: not independent
+        _restate("n_1", "c_2"),
+        _restate("n_1", "c_2"),  # same conversation twice counts once
+        _restate("n_1", "c_3"),
+        _restate("n_1", "c_4"),
+    )
+    memory = fold(events, PersonMemory(PERSON))
+    note = memory.get_note(NoteId("n_1"))
+    assert note is not None
+    assert note.corroborators == ("c_2", "c_3", "c_4")
+    assert note.confidence_bp == 10_000  # 8800 + 1500 capped
+    partial = fold(events[:3], PersonMemory(PERSON)).get_note(NoteId("n_1"))
+    assert partial is not None and partial.confidence_bp == 9_300
+    # replay reproduces the same value
+    assert fold(events, PersonMemory(PERSON)).get_note(NoteId("n_1")) == note
+
+
+def test_F4_merge_never_combines_private_with_portable() -> None:
+    events = _events(
+        _add("n_private", scope="direct"),
+        _add("n_portable", scope="portable"),
+        (EventType.MERGED, {"into": "n_portable", "merged": ["n_private"]}),
+    )
+    with pytest.raises(FoldError, match="scope classes"):
+        fold(events, PersonMemory(PERSON))
+
+
+def test_F4_merge_within_a_scope_class_combines_sources() -> None:
+    events = _events(
+        _add("n_a", "c_1", scope="direct"),
+        _add("n_b", "c_2", scope="unspecified"),
+        (EventType.MERGED, {"into": "n_a", "merged": ["n_b"]}),
+    )
+    memory = fold(events, PersonMemory(PERSON))
+    merged = memory.get_note(NoteId("n_b"))
+    into = memory.get_note(NoteId("n_a"))
+    assert merged is not None and merged.status is NoteStatus.MERGED
+    assert into is not None and into.corroborators == ("c_2",)
+
+
+@settings(max_examples=150, deadline=None)
+@given(journal=journals(), data=st.data())
+def test_F5_any_chunking_folds_to_the_same_state(journal: list[Event], data: st.DataObject) -> None:
+    whole = fold(journal, PersonMemory(PERSON))
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(journal)), max_size=6)))
+    state = PersonMemory(PERSON)
+    previous = 0
+    for cut in [*cuts, len(journal)]:
+        state = fold(journal[previous:cut], state)
+        previous = cut
+    assert state == whole
+
+
+@settings(max_examples=60, deadline=None)
+@given(journal=journals())
+def test_F5_fold_is_pure_and_deterministic(journal: list[Event]) -> None:
+    start = PersonMemory(PERSON)
+    first = fold(journal, start)
+    assert start == PersonMemory(PERSON)  # the start state is not touched
+    assert fold(journal, PersonMemory(PERSON)) == first
+
+
+def test_fold_refuses_gaps_and_other_people() -> None:
+    events = _events(_add("n_1"), _add("n_2"))
+    with pytest.raises(FoldError, match="does not follow"):
+        fold([events[1]], PersonMemory(PERSON))
+    stranger = Event(PersonId("p2"), 1, START, "x", EventType.NOTE_ADDED, events[0].body)
+    with pytest.raises(FoldError, match="another person"):
+        apply_event(PersonMemory(PERSON), stranger)
+
+
+def test_closed_notes_cannot_be_changed() -> None:
+    events = _events(_add("n_1"), (EventType.DELETED, {"note": "n_1"}),
+                     (EventType.SCOPE_CHANGED, {"note": "n_1", "scope": "portable"}))
+    with pytest.raises(FoldError, match="closed note"):
+        fold(events, PersonMemory(PERSON))
+
+
+def test_time_travel_shows_the_state_at_a_moment() -> None:
+    events = _events(_add("n_1"), (EventType.DELETED, {"note": "n_1"}))
+    before = fold_as_of(events, PERSON, events[0].at + timedelta(seconds=1))
+    after = fold_as_of(events, PERSON, events[1].at)
+    assert before.get_note(NoteId("n_1")).is_active  # type: ignore[union-attr]
+    assert after.get_note(NoteId("n_1")).status is NoteStatus.DELETED  # type: ignore[union-attr]
+
+
+def test_conversation_deletion_closes_originals_and_trims_corroborations() -> None:
+    events = _events(
+        _add("n_from_c1", "c_1"),
+        _add("n_from_c2", "c_2"),
+        _restate("n_from_c2", "c_1"),
+        (EventType.CONVERSATION_DELETED,
+         {"conversation": "c_1", "closed": ["n_from_c1"], "trimmed": ["n_from_c2"]}),
+    )
+    memory = fold(events, PersonMemory(PERSON))
+    closed = memory.get_note(NoteId("n_from_c1"))
+    kept = memory.get_note(NoteId("n_from_c2"))
+    assert closed is not None and closed.status is NoteStatus.DELETED
+    assert kept is not None and kept.is_active and kept.corroborators == ()
+    assert ConversationId("c_1") in memory.deleted_conversations
