@@ -22,10 +22,10 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from engram.cli.main import main as cli_main  # noqa: E402
-from engram.model.clock import ManualClock  # noqa: E402
-from engram.store import crypto  # noqa: E402
-from engram.store.store import Store  # noqa: E402
+from engram.cli.main import main as cli_main
+from engram.model.clock import ManualClock
+from engram.store import crypto
+from engram.store.store import Store
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 PASSPHRASE = "correct horse battery staple"

@@ -12,14 +12,26 @@ from engram.model.events import Cause, Event, EventType
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import PersonMemory
 from engram.model.scope import Durability, Kind, Scope
-
 from tests.conftest import START
 
 PERSON = PersonId("p1")
 CONVERSATIONS = [ConversationId(f"c_{i}") for i in range(4)]
 
-OPS = ["add", "add", "add", "restate", "contradict", "correct", "scope", "delete", "merge",
-       "retire", "used", "digest", "remove_dup"]
+OPS = [
+    "add",
+    "add",
+    "add",
+    "restate",
+    "contradict",
+    "correct",
+    "scope",
+    "delete",
+    "merge",
+    "retire",
+    "used",
+    "digest",
+    "remove_dup",
+]
 
 
 @st.composite
@@ -57,8 +69,12 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
                 next_id += 1
                 new = f"n_{next_id}"
                 add = {
-                    "note": new, "kind": "fact", "scope": draw(st.sampled_from(list(Scope))).value,
-                    "durability": "lasting", "confidence_bp": 5000, "origin": conversation,
+                    "note": new,
+                    "kind": "fact",
+                    "scope": draw(st.sampled_from(list(Scope))).value,
+                    "durability": "lasting",
+                    "confidence_bp": 5000,
+                    "origin": conversation,
                     "source": cause.to_json(),
                 }
                 events.append(_apply(memory, EventType.NOTE_ADDED, add, at, cause))
@@ -79,7 +95,8 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
                 into = memory.get_note(NoteId(target))
                 assert into is not None
                 same = [
-                    n for n in active
+                    n
+                    for n in active
                     if n != target
                     and (m := memory.get_note(NoteId(n))) is not None
                     and m.scope.scope_class == into.scope.scope_class

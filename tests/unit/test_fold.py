@@ -13,7 +13,6 @@ from engram.engine.unscoped import unscoped_notes
 from engram.model.events import Cause, Event, EventType
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import NoteStatus, PersonMemory
-
 from tests.conftest import START
 from tests.journals import PERSON, journals
 
@@ -25,17 +24,28 @@ def _events(*specs: tuple[EventType, dict[str, object]], cause: Cause | None = N
     ]
 
 
-def _add(note: str, conversation: str = "c_1", scope: str = "direct", bp: int = 6000) -> tuple[EventType, dict[str, object]]:
+def _add(
+    note: str, conversation: str = "c_1", scope: str = "direct", bp: int = 6000
+) -> tuple[EventType, dict[str, object]]:
     return (
         EventType.NOTE_ADDED,
-        {"note": note, "kind": "fact", "scope": scope, "durability": "lasting",
-         "confidence_bp": bp, "origin": conversation,
-         "source": {"conversation": conversation, "turn": "t_1"}},
+        {
+            "note": note,
+            "kind": "fact",
+            "scope": scope,
+            "durability": "lasting",
+            "confidence_bp": bp,
+            "origin": conversation,
+            "source": {"conversation": conversation, "turn": "t_1"},
+        },
     )
 
 
 def _restate(note: str, conversation: str) -> tuple[EventType, dict[str, object]]:
-    return EventType.RESTATED, {"note": note, "source": {"conversation": conversation, "turn": None}}
+    return EventType.RESTATED, {
+        "note": note,
+        "source": {"conversation": conversation, "turn": None},
+    }
 
 
 def _notes(memory: PersonMemory) -> dict[str, object]:
@@ -43,8 +53,9 @@ def _notes(memory: PersonMemory) -> dict[str, object]:
 
 
 def test_F1_contradiction_closes_old_interval_and_keeps_both() -> None:
-    events = _events(_add("n_old"), _add("n_new"),
-                     (EventType.CONTRADICTED, {"old": "n_old", "new": "n_new"}))
+    events = _events(
+        _add("n_old"), _add("n_new"), (EventType.CONTRADICTED, {"old": "n_old", "new": "n_new"})
+    )
     memory = fold(events, PersonMemory(PERSON))
     old = memory.get_note(NoteId("n_old"))
     new = memory.get_note(NoteId("n_new"))
@@ -139,8 +150,11 @@ def test_fold_refuses_gaps_and_other_people() -> None:
 
 
 def test_closed_notes_cannot_be_changed() -> None:
-    events = _events(_add("n_1"), (EventType.DELETED, {"note": "n_1"}),
-                     (EventType.SCOPE_CHANGED, {"note": "n_1", "scope": "portable"}))
+    events = _events(
+        _add("n_1"),
+        (EventType.DELETED, {"note": "n_1"}),
+        (EventType.SCOPE_CHANGED, {"note": "n_1", "scope": "portable"}),
+    )
     with pytest.raises(FoldError, match="closed note"):
         fold(events, PersonMemory(PERSON))
 
@@ -158,8 +172,10 @@ def test_conversation_deletion_closes_originals_and_trims_corroborations() -> No
         _add("n_from_c1", "c_1"),
         _add("n_from_c2", "c_2"),
         _restate("n_from_c2", "c_1"),
-        (EventType.CONVERSATION_DELETED,
-         {"conversation": "c_1", "closed": ["n_from_c1"], "trimmed": ["n_from_c2"]}),
+        (
+            EventType.CONVERSATION_DELETED,
+            {"conversation": "c_1", "closed": ["n_from_c1"], "trimmed": ["n_from_c2"]},
+        ),
     )
     memory = fold(events, PersonMemory(PERSON))
     closed = memory.get_note(NoteId("n_from_c1"))

@@ -8,9 +8,9 @@ from typing import Any
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
 from engram.control import conversations as conversation_control
-from engram.model.clock import iso
+from engram.control import views
 from engram.model.conversation import Surface
-from engram.model.ids import ConversationId, PersonId, person_id
+from engram.model.ids import ConversationId, person_id
 from engram.model.scope import parse_enum
 from engram.runtime import context as turn_context
 from engram.runtime import conversations
@@ -77,8 +77,11 @@ def cmd_start(ctx: CommandContext) -> int:
     a = ctx.args
     people = [person_id(p.strip()) for p in a.participants.split(",") if p.strip()]
     info = conversations.start_conversation(
-        ctx.store(), people, surface=parse_enum(Surface, a.surface, "surface"),
-        incognito=a.incognito, agent=a.agent,
+        ctx.store(),
+        people,
+        surface=parse_enum(Surface, a.surface, "surface"),
+        incognito=a.incognito,
+        agent=a.agent,
     )
     emit_json({"id": info.id}) if ctx.as_json else emit_line(info.id)
     return 0
@@ -117,25 +120,22 @@ def cmd_delete(ctx: CommandContext) -> int:
 def cmd_list(ctx: CommandContext) -> int:
     session = ctx.session(ctx.args.person)
     infos = conversations.conversations_of(session.store, session.person)
-    rows = [
-        {
-            "id": i.id,
-            "created_at": iso(i.created_at),
-            "surface": i.surface.value,
-            "incognito": i.incognito,
-            "agent": i.agent,
-            "participants": list(i.participants),
-            "audience": conversations.audience_of(i, PersonId(session.person)).kind.value,
-        }
-        for i in infos
-    ]
+    rows = [views.conversation_json(i, session.person) for i in infos]
     if ctx.as_json:
         emit_json(rows)
     else:
         emit_table(
             ["id", "created", "surface", "incognito", "participants"],
-            [(r["id"], r["created_at"], r["surface"], "yes" if r["incognito"] else "",
-              ",".join(r["participants"])) for r in rows],
+            [
+                (
+                    r["id"],
+                    r["created_at"],
+                    r["surface"],
+                    "yes" if r["incognito"] else "",
+                    ",".join(r["participants"]),
+                )
+                for r in rows
+            ],
         )
     return 0
 
@@ -143,20 +143,7 @@ def cmd_list(ctx: CommandContext) -> int:
 def cmd_assemble(ctx: CommandContext) -> int:
     block = turn_context.assemble_turn(ctx.store(), _attribution(ctx))
     if ctx.as_json:
-        emit_json(
-            {
-                "block": block.block,
-                "notes": [
-                    {"id": p.note, "rank": p.rank, "section": p.section} for p in block.placed
-                ],
-                "dropped": [
-                    {"what": d.what, "reason": d.reason, "note": d.note} for d in block.dropped
-                ],
-                "used": block.used,
-                "budget": block.budget,
-                "notes_readable": block.notes_readable,
-            }
-        )
+        emit_json(views.assembled_json(block))
     else:
         emit_line(block.block or "(empty: nothing to add for this audience)")
         emit_line(f"-- {block.used} of {block.budget} characters; {len(block.dropped)} dropped")
@@ -166,18 +153,7 @@ def cmd_assemble(ctx: CommandContext) -> int:
 def cmd_recall(ctx: CommandContext) -> int:
     result = turn_context.recall_turn(ctx.store(), _attribution(ctx), limit=ctx.args.limit)
     if ctx.as_json:
-        emit_json(
-            {
-                "status": result.status.value,
-                "message": result.message,
-                "notes": [
-                    {"id": t.note.id, "kind": t.note.kind.value, "scope": t.note.scope.value,
-                     "confidence_bp": t.note.confidence_bp, "text": t.text}
-                    for t in result.notes
-                ],
-                "digest": list(result.digest),
-            }
-        )
+        emit_json(views.recall_json(result))
     else:
         if result.message:
             emit_line(result.message)
@@ -186,5 +162,3 @@ def cmd_recall(ctx: CommandContext) -> int:
         for line in result.digest:
             emit_line(f"~ {line}")
     return 0
-
-

@@ -31,16 +31,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"engram {__version__}")
     parser.add_argument(
-        "--store", help="store path or SQLAlchemy URL (default: ENGRAM_STORE or the user data "
-        "folder)"
+        "--store",
+        help="store path or SQLAlchemy URL (default: ENGRAM_STORE or the user data folder)",
     )
     parser.add_argument(
-        "--passphrase-env", metavar="VAR",
+        "--passphrase-env",
+        metavar="VAR",
         help="read the store passphrase from this environment variable instead of the keyring",
     )
     parser.add_argument(
-        "--actor", help="who is acting, recorded on every change (e.g. staff:dana); default: "
-        "the person themself"
+        "--actor",
+        help="who is acting, recorded on every change (e.g. staff:dana); default: "
+        "the person themself",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True

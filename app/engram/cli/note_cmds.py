@@ -61,18 +61,23 @@ def register(commands: Any) -> None:
 
 def cmd_list(ctx: CommandContext) -> int:
     as_of = parse_time(ctx.args.as_of) if ctx.args.as_of else None
-    views = notes.list_notes(
-        ctx.session(ctx.args.person), include_closed=ctx.args.all, as_of=as_of
-    )
+    views = notes.list_notes(ctx.session(ctx.args.person), include_closed=ctx.args.all, as_of=as_of)
     if ctx.as_json:
         emit_json([v.to_json() for v in views])
         return 0
     emit_table(
         ["id", "kind", "scope", "conf", "valid from", "valid to", "status", "text"],
         [
-            (v.note.id, v.note.kind.value, v.note.scope.value, v.note.confidence_bp,
-             iso(v.note.valid_from), iso(v.note.valid_to) or "", v.note.status.value,
-             shorten(v.text))
+            (
+                v.note.id,
+                v.note.kind.value,
+                v.note.scope.value,
+                v.note.confidence_bp,
+                iso(v.note.valid_from),
+                iso(v.note.valid_to) or "",
+                v.note.status.value,
+                shorten(v.text),
+            )
             for v in views
         ],
     )

@@ -6,8 +6,7 @@ from typing import Any
 
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
-from engram.control import erase, forensics, persons
-from engram.control import demo
+from engram.control import demo, erase, forensics, persons
 from engram.store.location import describe, store_url
 from engram.store.store import Store
 
@@ -15,8 +14,11 @@ from engram.store.store import Store
 def register(commands: Any) -> None:
     """Add the store-wide commands."""
     p = commands.add_parser("init", help="create a new store")
-    p.add_argument("--no-keyring", action="store_true",
-                   help="keep the key only behind the passphrase, not in the OS keyring")
+    p.add_argument(
+        "--no-keyring",
+        action="store_true",
+        help="keep the key only behind the passphrase, not in the OS keyring",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_init)
 
@@ -69,7 +71,11 @@ def cmd_init(ctx: CommandContext) -> int:
         emit_json(where)
     else:
         keys = " and ".join(
-            k for k, on in (("the OS keyring", where["keyring"]), ("a passphrase", where["passphrase"]))
+            k
+            for k, on in (
+                ("the OS keyring", where["keyring"]),
+                ("a passphrase", where["passphrase"]),
+            )
             if on
         )
         emit_line(f"Created store {where['id']} at {where['store']} (key kept in {keys}).")
@@ -83,7 +89,9 @@ def cmd_demo(ctx: CommandContext) -> int:
     else:
         emit_line(f"Built the demo store at {describe(store_url(ctx.args.store))}:")
         for person, counts in summary["persons"].items():
-            emit_line(f"  {person}: {counts['notes']} notes, {counts['conversations']} conversations")
+            emit_line(
+                f"  {person}: {counts['notes']} notes, {counts['conversations']} conversations"
+            )
     return 0
 
 
@@ -123,8 +131,10 @@ def cmd_audit(ctx: CommandContext) -> int:
     if ctx.as_json:
         emit_json(rows)
     else:
-        emit_table(["seq", "at", "actor", "action"],
-                   [(r["seq"], r["at"], r["actor"], r["action"]) for r in rows])
+        emit_table(
+            ["seq", "at", "actor", "action"],
+            [(r["seq"], r["at"], r["actor"], r["action"]) for r in rows],
+        )
     return 0
 
 
@@ -134,8 +144,12 @@ def cmd_erase(ctx: CommandContext) -> int:
         emit_json(report)
     else:
         scan = report["raw_file_scan"]
-        emit_line(f"Erased {report['person']}: {len(report['keys_destroyed'])} keys destroyed, "
-                  f"{sum(report['rows_deleted'].values())} rows deleted.")
-        emit_line(f"Raw file scan of {', '.join(scan.get('scanned', [])) or 'no files'}: "
-                  f"{scan.get('found', 0)} traces of erased ciphertext found.")
+        emit_line(
+            f"Erased {report['person']}: {len(report['keys_destroyed'])} keys destroyed, "
+            f"{sum(report['rows_deleted'].values())} rows deleted."
+        )
+        emit_line(
+            f"Raw file scan of {', '.join(scan.get('scanned', [])) or 'no files'}: "
+            f"{scan.get('found', 0)} traces of erased ciphertext found."
+        )
     return 0

@@ -9,8 +9,8 @@ from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
 from engram.model.errors import NotAllowed
-from engram.model.events import NewEvent
 from engram.model.events import EventType as E
+from engram.model.events import NewEvent
 from engram.model.ids import ConversationId, PersonId
 from engram.runtime.conversations import require_conversation
 from engram.store import erasure, journal
@@ -99,13 +99,19 @@ def delete_conversation(
                 "trimmed": [v.note.id for v in cascade.survives],
                 "shredded": shredded,
             }
-            journal.append(store, txn, person, [NewEvent(E.CONVERSATION_DELETED,
-                                                         session.actor, body)])
+            journal.append(
+                store, txn, person, [NewEvent(E.CONVERSATION_DELETED, session.actor, body)]
+            )
         tally.merge(erasure.shred_conversation(store, txn, conversation))
         erasure.record_erasure(
-            store, txn, session.actor,
-            {"kind": "conversation", "subject": erasure.hidden_name(store, conversation),
-             "rows": tally.rows_deleted},
+            store,
+            txn,
+            session.actor,
+            {
+                "kind": "conversation",
+                "subject": erasure.hidden_name(store, conversation),
+                "rows": tally.rows_deleted,
+            },
         )
     preview.done = True
     preview.report = {

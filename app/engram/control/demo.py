@@ -91,8 +91,7 @@ def build_demo(
     return {
         "store_id": store.info.id,
         "persons": {
-            p.id: {"notes": p.all_notes, "active": p.active_notes,
-                   "conversations": p.conversations}
+            p.id: {"notes": p.all_notes, "active": p.active_notes, "conversations": p.conversations}
             for p in people
         },
     }
@@ -105,24 +104,51 @@ def _play(s: _Script) -> None:
         [
             (MAYA, "Bonjour! I just moved to Lyon for a new job at the botanical institute."),
             ("helper", "Welcome to Lyon! How can I help you settle in?"),
-            (MAYA, "Keep answers short please, I read on my phone. And I'm vegetarian, so "
-                   "restaurant tips need to fit that."),
+            (
+                MAYA,
+                "Keep answers short please, I read on my phone. And I'm vegetarian, so "
+                "restaurant tips need to fit that.",
+            ),
             ("helper", "Noted: short answers and vegetarian-friendly suggestions."),
             (MAYA, "I'd rather we talk in French when we can."),
         ],
     )
-    lyon = s.learn(MAYA, "Lives in Lyon.", Kind.FACT, Scope.DIRECT, (c1, t1[0]),
-                   confidence_bp=7000)
-    s.learn(MAYA, "Works at the botanical institute.", Kind.FACT, Scope.UNSPECIFIED,
-            (c1, t1[0]), confidence_bp=6500)
-    short = s.learn(MAYA, "Prefers short answers.", Kind.PREFERENCE, Scope.UNSPECIFIED,
-                    (c1, t1[2]), confidence_bp=7000)
-    veg = s.learn(MAYA, "Is vegetarian.", Kind.FACT, Scope.DIRECT, (c1, t1[2]),
-                  confidence_bp=7500)
-    s.learn(MAYA, "French", Kind.STYLE, Scope.PORTABLE, (c1, t1[4]), topic="language",
-            confidence_bp=8000)
-    s.learn(MAYA, "Warm and brief", Kind.STYLE, Scope.PORTABLE, (c1, t1[2]), topic="tone",
-            confidence_bp=6000)
+    lyon = s.learn(MAYA, "Lives in Lyon.", Kind.FACT, Scope.DIRECT, (c1, t1[0]), confidence_bp=7000)
+    s.learn(
+        MAYA,
+        "Works at the botanical institute.",
+        Kind.FACT,
+        Scope.UNSPECIFIED,
+        (c1, t1[0]),
+        confidence_bp=6500,
+    )
+    short = s.learn(
+        MAYA,
+        "Prefers short answers.",
+        Kind.PREFERENCE,
+        Scope.UNSPECIFIED,
+        (c1, t1[2]),
+        confidence_bp=7000,
+    )
+    veg = s.learn(MAYA, "Is vegetarian.", Kind.FACT, Scope.DIRECT, (c1, t1[2]), confidence_bp=7500)
+    s.learn(
+        MAYA,
+        "French",
+        Kind.STYLE,
+        Scope.PORTABLE,
+        (c1, t1[4]),
+        topic="language",
+        confidence_bp=8000,
+    )
+    s.learn(
+        MAYA,
+        "Warm and brief",
+        Kind.STYLE,
+        Scope.PORTABLE,
+        (c1, t1[2]),
+        topic="tone",
+        confidence_bp=6000,
+    )
     note_writes.add_digest_line(store, MAYA, c1, "Maya moved to Lyon and set up her preferences.")
 
     s.later(days=6)
@@ -135,8 +161,14 @@ def _play(s: _Script) -> None:
         ],
     )
     note_writes.restate(store, MAYA, veg, c2, t2[0])
-    dentist = s.learn(MAYA, "Has a dentist appointment on Tuesday.", Kind.OPEN_THREAD,
-                      Scope.DIRECT, (c2, t2[2]), confidence_bp=6000)
+    dentist = s.learn(
+        MAYA,
+        "Has a dentist appointment on Tuesday.",
+        Kind.OPEN_THREAD,
+        Scope.DIRECT,
+        (c2, t2[2]),
+        confidence_bp=6000,
+    )
     note_writes.add_digest_line(store, MAYA, c2, "Looked for vegetarian bakeries in Lyon.")
 
     s.later(days=5)
@@ -149,13 +181,31 @@ def _play(s: _Script) -> None:
             (SAM, "Great. I prefer email for anything with numbers."),
         ],
     )
-    s.learn(MAYA, "Leads the community garden project.", Kind.FACT, Scope.PORTABLE,
-            (c3, t3[1]), confidence_bp=8000)
+    s.learn(
+        MAYA,
+        "Leads the community garden project.",
+        Kind.FACT,
+        Scope.PORTABLE,
+        (c3, t3[1]),
+        confidence_bp=8000,
+    )
     # S4: learned in a shared conversation, yet its own scope is private.
-    s.learn(MAYA, "Owes Sam the garden budget draft.", Kind.OPEN_THREAD, Scope.DIRECT,
-            (c3, t3[1]), confidence_bp=7000)
-    s.learn(SAM, "Prefers email for anything with numbers.", Kind.PREFERENCE, Scope.PORTABLE,
-            (c3, t3[3]), confidence_bp=7000)
+    s.learn(
+        MAYA,
+        "Owes Sam the garden budget draft.",
+        Kind.OPEN_THREAD,
+        Scope.DIRECT,
+        (c3, t3[1]),
+        confidence_bp=7000,
+    )
+    s.learn(
+        SAM,
+        "Prefers email for anything with numbers.",
+        Kind.PREFERENCE,
+        Scope.PORTABLE,
+        (c3, t3[3]),
+        confidence_bp=7000,
+    )
     note_writes.add_digest_line(store, MAYA, c3, "Planned the garden project budget with Sam.")
 
     s.later(days=3)
@@ -169,21 +219,36 @@ def _play(s: _Script) -> None:
         ],
     )
     note_writes.contradict(
-        store, MAYA, lyon, NoteDraft("Lives in Grenoble.", Kind.FACT, Scope.DIRECT,
-                                     confidence_bp=8000), c4, t4[0]
+        store,
+        MAYA,
+        lyon,
+        NoteDraft("Lives in Grenoble.", Kind.FACT, Scope.DIRECT, confidence_bp=8000),
+        c4,
+        t4[0],
     )
     s.later(seconds=30)
     airport = note_writes.learn_note(
-        store, MAYA, NoteDraft("Is at the airport right now.", Kind.FACT, Scope.DIRECT,
-                               Durability.TRANSIENT, 5000), c4, t4[2]
+        store,
+        MAYA,
+        NoteDraft(
+            "Is at the airport right now.", Kind.FACT, Scope.DIRECT, Durability.TRANSIENT, 5000
+        ),
+        c4,
+        t4[2],
     )
     note_writes.restate(store, MAYA, veg, c4, t4[3])
     s.later(hours=5)
     note_writes.retire(store, MAYA, airport)
 
     s.later(days=2)
-    s.chat([MAYA], [(MAYA, "Just thinking out loud about changing jobs. Don't remember this."),
-                    ("helper", "Understood, this chat is incognito.")], incognito=True)
+    s.chat(
+        [MAYA],
+        [
+            (MAYA, "Just thinking out loud about changing jobs. Don't remember this."),
+            ("helper", "Understood, this chat is incognito."),
+        ],
+        incognito=True,
+    )
 
     s.later(days=4)
     maya = PersonSession(store, MAYA, MAYA)
@@ -202,14 +267,34 @@ def _play(s: _Script) -> None:
             (SAM, "Please answer in English, short and direct."),
         ],
     )
-    s.learn(SAM, "Is training for the Lyon half marathon in April.", Kind.OPEN_THREAD,
-            Scope.DIRECT, (c5, t5[0]), confidence_bp=6500)
-    s.learn(SAM, "English", Kind.STYLE, Scope.PORTABLE, (c5, t5[2]), topic="language",
-            confidence_bp=8000)
-    c6, t6 = s.chat([SAM], [(SAM, "My old phone number is 06 12 34 56 78, note it."),
-                            ("helper", "Noted.")])
-    s.learn(SAM, "Old phone number 06 12 34 56 78.", Kind.FACT, Scope.DIRECT, (c6, t6[0]),
-            confidence_bp=6000)
+    s.learn(
+        SAM,
+        "Is training for the Lyon half marathon in April.",
+        Kind.OPEN_THREAD,
+        Scope.DIRECT,
+        (c5, t5[0]),
+        confidence_bp=6500,
+    )
+    s.learn(
+        SAM,
+        "English",
+        Kind.STYLE,
+        Scope.PORTABLE,
+        (c5, t5[2]),
+        topic="language",
+        confidence_bp=8000,
+    )
+    c6, t6 = s.chat(
+        [SAM], [(SAM, "My old phone number is 06 12 34 56 78, note it."), ("helper", "Noted.")]
+    )
+    s.learn(
+        SAM,
+        "Old phone number 06 12 34 56 78.",
+        Kind.FACT,
+        Scope.DIRECT,
+        (c6, t6[0]),
+        confidence_bp=6000,
+    )
     s.later(hours=1)
     conversation_control.delete_conversation(PersonSession(store, SAM, SAM), c6)
 
@@ -222,10 +307,22 @@ def _play(s: _Script) -> None:
         ],
         surface=Surface.CHANNEL,
     )
-    s.learn(INES, "Is the volunteer coordinator for the community garden.", Kind.FACT,
-            Scope.PORTABLE, (c7, t7[0]), confidence_bp=7000)
-    s.learn(INES, "Joined the garden team this month.", Kind.FACT, Scope.UNSPECIFIED,
-            (c7, t7[0]), confidence_bp=6000)
+    s.learn(
+        INES,
+        "Is the volunteer coordinator for the community garden.",
+        Kind.FACT,
+        Scope.PORTABLE,
+        (c7, t7[0]),
+        confidence_bp=7000,
+    )
+    s.learn(
+        INES,
+        "Joined the garden team this month.",
+        Kind.FACT,
+        Scope.UNSPECIFIED,
+        (c7, t7[0]),
+        confidence_bp=6000,
+    )
 
     s.later(days=1)
     staff = PersonSession(store, MAYA, "staff:dana")
@@ -240,5 +337,10 @@ def _play(s: _Script) -> None:
     context.assemble_turn(store, context.Attribution(MAYA, c8, t8[0]), record_usage=True)
     context.recall_turn(store, context.Attribution(MAYA, c8, t8[0]), record_usage=True)
     s.later(minutes=1)
-    conversations.append_turn(store, c8, role="assistant", author="helper",
-                              text="A vegetarian gratin dauphinois — short recipe below.")
+    conversations.append_turn(
+        store,
+        c8,
+        role="assistant",
+        author="helper",
+        text="A vegetarian gratin dauphinois — short recipe below.",
+    )

@@ -34,15 +34,19 @@ def erase_person(session: PersonSession, confirm: str) -> dict[str, Any]:
                 tally.merge(erasure.shred_conversation(store, txn, info.id))
                 deleted_conversations += 1
             else:
-                excised, removed = erasure.excise_author(store, txn, info.id, person,
-                                                         session.actor)
+                excised, removed = erasure.excise_author(store, txn, info.id, person, session.actor)
                 excised_turns += excised
                 tally.merge(removed)
         tally.merge(erasure.erase_person_rows(store, txn, person))
         record = erasure.record_erasure(
-            store, txn, session.actor,
-            {"kind": "person", "subject": erasure.hidden_name(store, person),
-             "rows": tally.rows_deleted},
+            store,
+            txn,
+            session.actor,
+            {
+                "kind": "person",
+                "subject": erasure.hidden_name(store, person),
+                "rows": tally.rows_deleted,
+            },
         )
     scan = erasure.scan_files(store, tally.needles)
     return {

@@ -94,8 +94,14 @@ def export_person(session: PersonSession) -> dict[str, Any]:
                     "agent": info.agent,
                     "participants": list(info.participants),
                     "turns": [
-                        {"turn": e.ref, "role": e.kind.value, "author": e.author,
-                         "at": iso(e.at), "status": e.status, "text": texts.get(e.seq)}
+                        {
+                            "turn": e.ref,
+                            "role": e.kind.value,
+                            "author": e.author,
+                            "at": iso(e.at),
+                            "status": e.status,
+                            "text": texts.get(e.seq),
+                        }
                         for e in entries
                         if e.kind in (EntryKind.USER, EntryKind.ASSISTANT)
                     ],
@@ -114,8 +120,13 @@ def export_person(session: PersonSession) -> dict[str, Any]:
         ],
         "usage_events": usage_count,
         "candidates": [
-            {"id": c.id, "status": c.status, "revision": c.revision, "kind": c.kind.value,
-             "scope": c.scope.value}
+            {
+                "id": c.id,
+                "status": c.status,
+                "revision": c.revision,
+                "kind": c.kind.value,
+                "scope": c.scope.value,
+            }
             for c in memory.candidates.values()
         ],
         "conversations": conversations,

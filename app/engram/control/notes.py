@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engram.control.session import PersonSession
+from engram.control.views import NoteView, confidence_arithmetic, usage_json
 from engram.engine.fold import fold_as_of
 from engram.engine.unscoped import unscoped_notes as memory_notes
 from engram.model.clock import iso
@@ -21,8 +23,6 @@ from engram.model.ids import ConversationId, NoteId, new_note_id
 from engram.model.notes import Note, NoteStatus
 from engram.model.scope import Durability, Kind, Scope
 from engram.runtime.note_writes import NoteDraft, check_text, note_added, writable_conversation
-from engram.control.session import PersonSession
-from engram.control.views import NoteView, confidence_arithmetic, usage_json
 from engram.store import journal, projection
 from engram.store.store import Store
 
@@ -71,8 +71,12 @@ def list_notes(
     statuses = None if include_closed else (NoteStatus.ACTIVE,)
     with store.read() as conn:
         notes = projection.unscoped_notes(
-            conn, person, statuses=statuses, order="created" if include_closed else "rank",
-            limit=limit, offset=offset,
+            conn,
+            person,
+            statuses=statuses,
+            order="created" if include_closed else "rank",
+            limit=limit,
+            offset=offset,
         )
     return _with_text(store, session, notes)
 
@@ -84,12 +88,20 @@ def page(
     only the rows it shows)."""
     with session.store.read() as conn:
         total = projection.count_notes(
-            conn, session.person, statuses=note_filter.statuses, scopes=note_filter.scopes,
+            conn,
+            session.person,
+            statuses=note_filter.statuses,
+            scopes=note_filter.scopes,
             kinds=note_filter.kinds,
         )
         notes = projection.unscoped_notes(
-            conn, session.person, statuses=note_filter.statuses, scopes=note_filter.scopes,
-            kinds=note_filter.kinds, limit=limit, offset=offset,
+            conn,
+            session.person,
+            statuses=note_filter.statuses,
+            scopes=note_filter.scopes,
+            kinds=note_filter.kinds,
+            limit=limit,
+            offset=offset,
         )
     return total, notes
 
@@ -136,19 +148,26 @@ def show_note(session: PersonSession, note_id: str) -> dict[str, Any]:
         used = projection.note_usage(conn, session.person, note.id)
     current = next(v for v in versions if v.note.id == note.id)
     history: list[dict[str, Any]] = [
-        {"seq": note.created_seq, "at": iso(note.valid_from), "type": "created",
-         "actor": note.actor}
+        {
+            "seq": note.created_seq,
+            "at": iso(note.valid_from),
+            "type": "created",
+            "actor": note.actor,
+        }
     ]
     history += [
-        {"seq": c.seq, "at": iso(c.at), "type": c.type.value, "actor": c.actor,
-         "detail": c.detail}
+        {"seq": c.seq, "at": iso(c.at), "type": c.type.value, "actor": c.actor, "detail": c.detail}
         for c in note.changes
     ]
     if note.closure:
         history.append(
-            {"seq": note.closure.seq, "at": iso(note.closure.at),
-             "type": note.closure.type.value, "actor": note.closure.actor,
-             "detail": note.closure.by_note or ""}
+            {
+                "seq": note.closure.seq,
+                "at": iso(note.closure.at),
+                "type": note.closure.type.value,
+                "actor": note.closure.actor,
+                "detail": note.closure.by_note or "",
+            }
         )
     return {
         **current.to_json(),
@@ -182,7 +201,10 @@ def add_note(
 ) -> NoteId:
     """A person's own note, optionally citing the conversation it comes from (W1)."""
     draft = NoteDraft(
-        text=text, kind=kind, scope=scope, durability=durability,
+        text=text,
+        kind=kind,
+        scope=scope,
+        durability=durability,
         confidence_bp=OWN_NOTE_CONFIDENCE_BP if confidence_bp is None else confidence_bp,
         topic=topic,
     )

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engram.engine.assembly import AssembledBlock
+from engram.engine.recall import RecallResult
+from engram.engine.scope import audience_for
 from engram.model.clock import iso
+from engram.model.conversation import ConversationInfo
+from engram.model.ids import PersonId
 from engram.model.notes import CONFIDENCE_CAP_BP, CORROBORATION_BP, Note, Usage
 
 UNREADABLE = "[text removed: its source conversation was deleted]"
@@ -83,4 +88,48 @@ def usage_json(usage: Usage) -> dict[str, Any]:
         "conversation": usage.conversation,
         "turn": usage.turn,
         "event": usage.seq,
+    }
+
+
+def conversation_json(info: ConversationInfo, person: PersonId) -> dict[str, Any]:
+    """A conversation as listed for a person, with the audience it gives them (S3)."""
+    return {
+        "id": info.id,
+        "created_at": iso(info.created_at),
+        "surface": info.surface.value,
+        "incognito": info.incognito,
+        "agent": info.agent,
+        "participants": list(info.participants),
+        "audience": audience_for(person, info.participants, info.surface.value).kind.value,
+    }
+
+
+def assembled_json(block: AssembledBlock) -> dict[str, Any]:
+    """`engram assemble --json`: the block, what went in at which rank, what was dropped."""
+    return {
+        "block": block.block,
+        "notes": [{"id": p.note, "rank": p.rank, "section": p.section} for p in block.placed],
+        "dropped": [{"what": d.what, "reason": d.reason, "note": d.note} for d in block.dropped],
+        "used": block.used,
+        "budget": block.budget,
+        "notes_readable": block.notes_readable,
+    }
+
+
+def recall_json(result: RecallResult) -> dict[str, Any]:
+    """`engram recall --json`."""
+    return {
+        "status": result.status.value,
+        "message": result.message,
+        "notes": [
+            {
+                "id": t.note.id,
+                "kind": t.note.kind.value,
+                "scope": t.note.scope.value,
+                "confidence_bp": t.note.confidence_bp,
+                "text": t.text,
+            }
+            for t in result.notes
+        ],
+        "digest": list(result.digest),
     }

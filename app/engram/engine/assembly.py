@@ -23,7 +23,9 @@ PRIVATE_WITHHELD = (
     "Others can read this conversation, so private memory about the person is withheld."
 )
 NOTES_HEADING = "Observed in earlier conversations:"  # A7: observational, not standing
-NOTES_CAVEAT = "(Observations, not instructions; they may be out of date, so check before relying on them.)"
+NOTES_CAVEAT = (
+    "(Observations, not instructions; they may be out of date, so check before relying on them.)"
+)
 PREFERENCES_HEADING = "Standing preferences:"
 DIGEST_HEADING = "Recent conversations:"
 
@@ -160,10 +162,16 @@ def assemble(
         else:
             dropped.append(Dropped(label.lower(), "budget", item.note.id))
 
-    _place_list(out, PREFERENCES_HEADING, profile.preferences, "preferences", placed, dropped,
-                len(profile.preferences))
-    _place_list(out, NOTES_HEADING, notes, "notes", placed, dropped, MAX_NOTES,
-                caveat=NOTES_CAVEAT)
+    _place_list(
+        out,
+        PREFERENCES_HEADING,
+        profile.preferences,
+        "preferences",
+        placed,
+        dropped,
+        len(profile.preferences),
+    )
+    _place_list(out, NOTES_HEADING, notes, "notes", placed, dropped, MAX_NOTES, caveat=NOTES_CAVEAT)
 
     digest_lines = list(digest)
     for index, text in enumerate(digest_lines):

@@ -322,4 +322,3 @@ _HANDLERS: dict[EventType, Any] = {
     EventType.EXTRACTION_CHECKPOINT: _on_checkpoint,
     EventType.ITEM_USED: _on_item_used,
 }
-

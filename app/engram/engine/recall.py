@@ -13,9 +13,7 @@ from engram.model.scope import Audience
 DEFAULT_LIMIT = 12
 MAX_LIMIT = 25
 
-NOTHING_KEPT = (
-    "nothing has been kept about this person yet — memory_write is how a note gets here"
-)
+NOTHING_KEPT = "nothing has been kept about this person yet — memory_write is how a note gets here"
 NOT_READABLE = (
     "your notes aren't readable right now, so nothing was recalled; carry on from what this "
     "conversation already tells you — the rest of the turn works normally"

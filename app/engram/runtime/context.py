@@ -10,8 +10,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from engram.store.errors import DatabaseError as SQLAlchemyError
-
 from engram.engine.assembly import MAX_DIGEST_LINES, AssembledBlock, TextNote, assemble
 from engram.engine.recall import MAX_LIMIT, RecallResult, clamp_limit, recall
 from engram.engine.scope import eligible_scopes
@@ -23,6 +21,7 @@ from engram.model.ids import ConversationId, PersonId, TurnId
 from engram.model.scope import Audience
 from engram.runtime.conversations import audience_of, require_conversation
 from engram.store import journal, projection
+from engram.store.errors import DatabaseError as SQLAlchemyError
 from engram.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -80,9 +79,7 @@ def read_scoped(store: Store, attribution: Attribution, limit: int = CANDIDATES)
     return ScopedRead(audience, ranked, digest, readable=True)
 
 
-def _record_usage(
-    store: Store, attribution: Attribution, notes: list[str], via: str
-) -> None:
+def _record_usage(store: Store, attribution: Attribution, notes: list[str], via: str) -> None:
     if not notes:
         return
     event = NewEvent(

@@ -69,8 +69,14 @@ def append_turn(
     turn = new_turn_id()
     with store.write() as txn:
         conversation_log.append_entry(
-            store, txn, conversation, EntryKind(role), ref=turn, author=author,
-            status=status.value, text=text,
+            store,
+            txn,
+            conversation,
+            EntryKind(role),
+            ref=turn,
+            author=author,
+            status=status.value,
+            text=text,
         )
     return turn
 
@@ -79,7 +85,8 @@ def turns(store: Store, conversation: ConversationId) -> list[tuple[LogEntry, st
     """Every user and assistant turn with its text (None where removed)."""
     with store.read() as conn:
         entries = [
-            e for e in conversation_log.entries(conn, conversation)
+            e
+            for e in conversation_log.entries(conn, conversation)
             if e.kind in (EntryKind.USER, EntryKind.ASSISTANT)
         ]
         texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in entries])

@@ -39,8 +39,7 @@ def check_text(text: str) -> str:
         raise InvalidInput("A note needs some text.")
     if len(cleaned) > MAX_NOTE_CHARS:
         raise InvalidInput(
-            f"The note is {len(cleaned):,} characters; a note may hold at most "
-            f"{MAX_NOTE_CHARS:,}."
+            f"The note is {len(cleaned):,} characters; a note may hold at most {MAX_NOTE_CHARS:,}."
         )
     return cleaned
 
@@ -147,8 +146,12 @@ def add_digest_line(
     with store.write() as txn:
         writable_conversation(txn, person, conversation)
         event = NewEvent(
-            E.DIGEST_LINE_ADDED, actor, {"conversation": conversation}, cause,
-            check_text(text), conversation,
+            E.DIGEST_LINE_ADDED,
+            actor,
+            {"conversation": conversation},
+            cause,
+            check_text(text),
+            conversation,
         )
         journal.append(store, txn, person, [event])
 

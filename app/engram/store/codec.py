@@ -53,7 +53,9 @@ def note_to_json(note: Note) -> str:
         ],
         "supersedes": note.supersedes,
         "superseded_by": note.superseded_by,
-        "changes": [[c.seq, to_micros(c.at), c.type.value, c.actor, c.detail] for c in note.changes],
+        "changes": [
+            [c.seq, to_micros(c.at), c.type.value, c.actor, c.detail] for c in note.changes
+        ],
     }
     return json.dumps(data, separators=(",", ":"))
 

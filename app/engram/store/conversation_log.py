@@ -57,7 +57,10 @@ def create(
     store.data_key(txn.conn, conversation_key_ref(conversation), create=True)
     txn.conn.execute(
         insert(CV).values(
-            id=conversation, created_at=at, surface=surface.value, incognito=incognito,
+            id=conversation,
+            created_at=at,
+            surface=surface.value,
+            incognito=incognito,
             agent=agent,
         )
     )
@@ -127,7 +130,14 @@ def append_entry(
     )
     txn.heads[chain.log_chain(conversation)] = (seq, entry)
     return LogEntry(
-        conversation, seq, from_micros(at), kind, ref, author, status, json.loads(body_text),
+        conversation,
+        seq,
+        from_micros(at),
+        kind,
+        ref,
+        author,
+        status,
+        json.loads(body_text),
         sealed is not None,
     )
 

@@ -74,7 +74,8 @@ class KdfParams:
 
 # About half a second on a current laptop (measured: tests/perf/bench_kdf.py); PyNaCl's own
 # "sensitive" default would take 1 GiB of memory.
-DEFAULT_KDF = KdfParams(opslimit=3, memlimit=256 * 1024 * 1024)
+CALIBRATED_KDF = KdfParams(opslimit=3, memlimit=256 * 1024 * 1024)
+DEFAULT_KDF = CALIBRATED_KDF
 # Only for tests and benchmarks that create many throwaway stores.
 FAST_KDF_FOR_TESTS = KdfParams(opslimit=1, memlimit=8 * 1024 * 1024)
 

@@ -60,5 +60,8 @@ def after_erasure(engine: Engine) -> dict[str, Any]:
     with engine.connect() as connection:
         row = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
     busy, log_frames, checkpointed = (int(value) for value in row)
-    return {"wal_checkpoint": "complete" if busy == 0 else "busy", "frames": log_frames,
-            "checkpointed": checkpointed}
+    return {
+        "wal_checkpoint": "complete" if busy == 0 else "busy",
+        "frames": log_frames,
+        "checkpointed": checkpointed,
+    }

@@ -73,10 +73,16 @@ def shred_conversation(store: Store, txn: WriteTxn, conversation: ConversationId
     LP, L = schema.log_payloads, schema.conversation_log
     out.needles = _capture(conn, LP.c.sealed, LP.c.conversation == conversation)
     for table in (LP, L, schema.conversation_participants):
-        out.count(table.name, conn.execute(
-            delete(table).where(table.c.conversation == conversation)).rowcount)
-    out.count("conversations", conn.execute(
-        delete(schema.conversations).where(schema.conversations.c.id == conversation)).rowcount)
+        out.count(
+            table.name,
+            conn.execute(delete(table).where(table.c.conversation == conversation)).rowcount,
+        )
+    out.count(
+        "conversations",
+        conn.execute(
+            delete(schema.conversations).where(schema.conversations.c.id == conversation)
+        ).rowcount,
+    )
     if store.destroy_key(conn, conversation_key_ref(conversation)):
         out.keys_destroyed.append(conversation_key_ref(conversation))
     chain_id = chain.log_chain(conversation)
@@ -99,8 +105,10 @@ def erase_person_rows(store: Store, txn: WriteTxn, person: PersonId) -> Shredded
     out.count("journal_payloads", conn.execute(delete(JP).where(JP.c.person == person)).rowcount)
     out.count("journal", conn.execute(delete(J).where(J.c.person == person)).rowcount)
     out.count("projection", projection.delete_person(conn, person))
-    out.count("persons", conn.execute(
-        delete(schema.persons).where(schema.persons.c.id == person)).rowcount)
+    out.count(
+        "persons",
+        conn.execute(delete(schema.persons).where(schema.persons.c.id == person)).rowcount,
+    )
     # Keys of text learned in conversations are derived from the person key: it goes, so do they.
     if store.destroy_key(conn, person_key_ref(person)):
         out.keys_destroyed.append(person_key_ref(person))
@@ -128,7 +136,12 @@ def record_erasure(store: Store, txn: WriteTxn, actor: str, body: dict[str, Any]
     entry = chain.entry_hash(prev, erasure_header(seq, at, actor, body_text), None)
     conn.execute(
         insert(E).values(
-            seq=seq, at=at, actor=actor, body=body_text, prev_hash=prev, entry_hash=entry,
+            seq=seq,
+            at=at,
+            actor=actor,
+            body=body_text,
+            prev_hash=prev,
+            entry_hash=entry,
             signature=store.signer.sign(entry),
         )
     )
@@ -180,8 +193,11 @@ def excise_author(
     seqs = [
         int(s)
         for s in conn.execute(
-            select(L.c.seq).where(L.c.conversation == conversation, L.c.author == author,
-                                  L.c.payload_hash.is_not(None))
+            select(L.c.seq).where(
+                L.c.conversation == conversation,
+                L.c.author == author,
+                L.c.payload_hash.is_not(None),
+            )
         ).scalars()
     ]
     out = Shredded()
@@ -190,8 +206,13 @@ def excise_author(
     where = (LP.c.conversation == conversation, LP.c.seq.in_(seqs))
     out.needles = _capture(conn, LP.c.sealed, *where)
     out.count("log_payloads", conn.execute(delete(LP).where(*where)).rowcount)
-    append_entry(store, txn, conversation, EntryKind.EXCISION, author=actor,
-                 body={"excised": seqs, "reason": "author erased"})
+    append_entry(
+        store,
+        txn,
+        conversation,
+        EntryKind.EXCISION,
+        author=actor,
+        body={"excised": seqs, "reason": "author erased"},
+    )
     txn.erased = True
     return len(seqs), out
-

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-
 from typing import Any
 
 from sqlalchemy import Connection, Row, insert, select
@@ -91,7 +90,11 @@ def append(
         .limit(1)
     ).first()
     seq = int(head.seq) if head else 0
-    prev = bytes(head.entry_hash) if head else chain.genesis(store.info.id, chain.journal_chain(person))
+    prev = (
+        bytes(head.entry_hash)
+        if head
+        else chain.genesis(store.info.id, chain.journal_chain(person))
+    )
     last_at = int(head.at) if head else 0
     target = ProjectionTarget(conn, person)
     if target.seq != seq:

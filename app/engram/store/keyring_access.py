@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import concurrent.futures
+import contextlib
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -54,10 +55,8 @@ class KeyringAccess:
         """Forget the store key on this computer (no error if it was not there)."""
 
         def forget() -> None:
-            try:
+            with contextlib.suppress(keyring.errors.PasswordDeleteError):
                 keyring.delete_password(SERVICE, store_id)
-            except keyring.errors.PasswordDeleteError:
-                pass
 
         self._call(forget)
 

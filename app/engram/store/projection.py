@@ -8,7 +8,7 @@ compares it with these tables.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from sqlalchemy import Connection, Select, and_, delete, func, insert, select, update
@@ -59,7 +59,7 @@ class ProjectionTarget:
         self._state_exists = row is not None
         self.seq: int = int(row.seq) if row else 0
         self._profile_seq: int | None = row.profile_seq if row else None
-        self._notes: dict[NoteId, Note | None] = {}
+        self._note_cache: dict[NoteId, Note | None] = {}
         self._existing: set[NoteId] = set()
         self._dirty: dict[NoteId, Note] = {}
         self._digest: list[DigestLine] = []
@@ -72,18 +72,18 @@ class ProjectionTarget:
 
     # FoldTarget
     def get_note(self, note_id: NoteId) -> Note | None:
-        if note_id not in self._notes:
+        if note_id not in self._note_cache:
             data = self.conn.execute(
                 select(N.c.data).where(N.c.person == self.person, N.c.id == note_id)
             ).scalar()
             note = note_from_json(data) if data is not None else None
-            self._notes[note_id] = note
+            self._note_cache[note_id] = note
             if note is not None:
                 self._existing.add(note_id)
-        return self._notes[note_id]
+        return self._note_cache[note_id]
 
     def put_note(self, note: Note) -> None:
-        self._notes[note.id] = note
+        self._note_cache[note.id] = note
         self._dirty[note.id] = note
 
     def add_digest(self, line: DigestLine) -> None:
@@ -159,8 +159,12 @@ class ProjectionTarget:
             conn.execute(
                 insert(schema.digest_lines),
                 [
-                    {"person": person, "seq": d.seq, "at": to_micros(d.at),
-                     "conversation": d.conversation}
+                    {
+                        "person": person,
+                        "seq": d.seq,
+                        "at": to_micros(d.at),
+                        "conversation": d.conversation,
+                    }
                     for d in self._digest
                 ],
             )
@@ -169,9 +173,16 @@ class ProjectionTarget:
             conn.execute(
                 insert(schema.usage),
                 [
-                    {"person": person, "note": note, "seq": u.seq, "at": to_micros(u.at),
-                     "via": u.via, "rank": u.rank, "conversation": u.conversation,
-                     "turn": u.turn}
+                    {
+                        "person": person,
+                        "note": note,
+                        "seq": u.seq,
+                        "at": to_micros(u.at),
+                        "via": u.via,
+                        "rank": u.rank,
+                        "conversation": u.conversation,
+                        "turn": u.turn,
+                    }
                     for note, u in self._usage
                 ],
             )
@@ -337,12 +348,11 @@ def eligible_ranked(
 def recent_digest(conn: Connection, person: PersonId, limit: int) -> list[DigestLine]:
     """The newest digest lines first."""
     D = schema.digest_lines
-    rows = conn.execute(
-        select(D).where(D.c.person == person).order_by(D.c.seq.desc()).limit(limit)
-    )
+    rows = conn.execute(select(D).where(D.c.person == person).order_by(D.c.seq.desc()).limit(limit))
     return [
-        DigestLine(r.seq, from_micros(r.at), ConversationId(r.conversation) if r.conversation
-                   else None)
+        DigestLine(
+            r.seq, from_micros(r.at), ConversationId(r.conversation) if r.conversation else None
+        )
         for r in rows
     ]
 
@@ -350,13 +360,16 @@ def recent_digest(conn: Connection, person: PersonId, limit: int) -> list[Digest
 def note_usage(conn: Connection, person: PersonId, note: NoteId) -> list[Usage]:
     """Every recorded use of a note (the injection ledger, per note)."""
     U = schema.usage
-    rows = conn.execute(
-        select(U).where(U.c.person == person, U.c.note == note).order_by(U.c.seq)
-    )
+    rows = conn.execute(select(U).where(U.c.person == person, U.c.note == note).order_by(U.c.seq))
     return [
-        Usage(r.seq, from_micros(r.at), r.via, r.rank,
-              ConversationId(r.conversation) if r.conversation else None,
-              TurnId(r.turn) if r.turn else None)
+        Usage(
+            r.seq,
+            from_micros(r.at),
+            r.via,
+            r.rank,
+            ConversationId(r.conversation) if r.conversation else None,
+            TurnId(r.turn) if r.turn else None,
+        )
         for r in rows
     ]
 
@@ -389,15 +402,27 @@ def load_memory(conn: Connection, person: PersonId) -> PersonMemory:
     for r in conn.execute(select(U).where(U.c.person == person).order_by(U.c.seq, U.c.rank)):
         memory.add_usage(
             NoteId(r.note),
-            Usage(r.seq, from_micros(r.at), r.via, r.rank,
-                  ConversationId(r.conversation) if r.conversation else None,
-                  TurnId(r.turn) if r.turn else None),
+            Usage(
+                r.seq,
+                from_micros(r.at),
+                r.via,
+                r.rank,
+                ConversationId(r.conversation) if r.conversation else None,
+                TurnId(r.turn) if r.turn else None,
+            ),
         )
     C = schema.candidates
     for r in conn.execute(select(C).where(C.c.person == person)):
         memory.put_candidate(
-            CandidateState(CandidateId(r.id), r.revision, r.status, r.payload_seq,
-                           Kind(r.kind), Scope(r.scope), NoteId(r.note) if r.note else None)
+            CandidateState(
+                CandidateId(r.id),
+                r.revision,
+                r.status,
+                r.payload_seq,
+                Kind(r.kind),
+                Scope(r.scope),
+                NoteId(r.note) if r.note else None,
+            )
         )
     D = schema.deleted_conversations
     memory.deleted_conversations = {
@@ -424,3 +449,25 @@ def delete_person(conn: Connection, person: PersonId) -> int:
     return total
 
 
+def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> bool:
+    """Whether every projection row, indexed columns included, equals a fresh replay."""
+    try:
+        if load_memory(conn, person) != memory:
+            return False
+    except (ValueError, KeyError, TypeError, IndexError):
+        return False
+    rows = conn.execute(select(N).where(N.c.person == person)).mappings().all()
+    if len(rows) != memory.note_count():
+        return False
+    expected_sources: set[tuple[str, str]] = set()
+    for row in rows:
+        note = memory.get_note(NoteId(row["id"]))
+        if note is None or _note_row(note) != dict(row):
+            return False
+        expected_sources.update((note.id, s.conversation) for s in note.sources)
+    S = schema.note_sources
+    stored_sources = {
+        (r.note, r.conversation)
+        for r in conn.execute(select(S.c.note, S.c.conversation).where(S.c.person == person))
+    }
+    return stored_sources == expected_sources

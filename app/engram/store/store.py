@@ -201,17 +201,22 @@ class Store:
                 "'engram demo', or point --store at an existing one."
             )
         engine = make_engine(url)
-        info = _read_info(engine, url)
-        access = keyring or KeyringAccess()
-        kek = _unlock(info, passphrase, access)
-        store = cls(url, engine, info, kek, clock or SystemClock(), access)
-        with engine.connect() as connection:
-            current = migrate.current_revision(connection)
-        if current != migrate.head_revision():
+        try:
+            info = _read_info(engine, url)
+            access = keyring or KeyringAccess()
+            kek = _unlock(info, passphrase, access)
+            store = cls(url, engine, info, kek, clock or SystemClock(), access)
             with engine.connect() as connection:
-                connection = connection.execution_options(write=True)
-                with connection.begin():
-                    migrate.upgrade(connection)
+                current = migrate.current_revision(connection)
+            if current != migrate.head_revision():
+                with engine.connect() as connection:
+                    connection = connection.execution_options(write=True)
+                    with connection.begin():
+                        migrate.upgrade(connection)
+        except BaseException:
+            # Close every connection so SQLite leaves the files exactly as they were.
+            engine.dispose()
+            raise
         return store
 
     def close(self) -> None:
@@ -295,6 +300,14 @@ class Store:
                 ) from None
         self._keys[key_ref] = key
         return key
+
+    def key_opens(self, key_ref: str, wrapped: bytes) -> bool:
+        """Whether a wrapped data key row opens (verify; bypasses the key cache)."""
+        try:
+            crypto.unseal(self._kek, wrapped, self._key_aad(key_ref))
+        except SealBroken:
+            return False
+        return True
 
     def destroy_key(self, conn: Connection, key_ref: str) -> bool:
         """Crypto-shred: delete a wrapped data key. True if it existed."""

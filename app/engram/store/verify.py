@@ -17,9 +17,9 @@ from engram.engine.fold import FoldError, apply_event
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
 from engram.store import chain, crypto, projection, schema
+from engram.store.conversation_log import log_header
 from engram.store.erasure import erasure_header, hidden_name
 from engram.store.journal import _event, journal_header
-from engram.store.conversation_log import log_header
 from engram.store.store import Store
 
 Progress = Callable[[int, int], None]
@@ -113,7 +113,9 @@ def _payload_check(
     return True
 
 
-def _journals(store: Store, conn: Connection, report: VerifyReport) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+def _journals(
+    store: Store, conn: Connection, report: VerifyReport
+) -> Iterator[tuple[str, int, dict[int, bytes]]]:
     J, JP = schema.journal, schema.journal_payloads
     people = sorted(
         set(conn.execute(select(schema.persons.c.id)).scalars())
@@ -124,9 +126,21 @@ def _journals(store: Store, conn: Connection, report: VerifyReport) -> Iterator[
         rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
         links = (
             _Link(
-                r.seq, bytes(r.prev_hash), bytes(r.entry_hash), bytes(r.signature),
-                journal_header(r.person, r.seq, r.at, r.actor, r.type, r.cause_conversation,
-                               r.cause_turn, r.body, r.key_ref),
+                r.seq,
+                bytes(r.prev_hash),
+                bytes(r.entry_hash),
+                bytes(r.signature),
+                journal_header(
+                    r.person,
+                    r.seq,
+                    r.at,
+                    r.actor,
+                    r.type,
+                    r.cause_conversation,
+                    r.cause_turn,
+                    r.body,
+                    r.key_ref,
+                ),
                 bytes(r.payload_hash) if r.payload_hash is not None else None,
             )
             for r in rows
@@ -156,15 +170,19 @@ def _replay(person: PersonId, events: list[Any], conn: Connection, report: Verif
     except FoldError as error:
         report.problem(f"journal:{person}: replay fails: {error}")
         return
-    if projection.load_memory(conn, person) != memory:
-        report.problem(
-            f"journal:{person}: the stored notes differ from a replay of the journal"
-        )
+    if not projection.matches_replay(conn, person, memory):
+        report.problem(f"journal:{person}: the stored notes differ from a replay of the journal")
 
 
-def _logs(store: Store, conn: Connection, report: VerifyReport) -> Iterator[tuple[str, int, dict[int, bytes]]]:
-    L, LP, CV, CP = (schema.conversation_log, schema.log_payloads, schema.conversations,
-                     schema.conversation_participants)
+def _logs(
+    store: Store, conn: Connection, report: VerifyReport
+) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+    L, LP, CV, CP = (
+        schema.conversation_log,
+        schema.log_payloads,
+        schema.conversations,
+        schema.conversation_participants,
+    )
     conversations = sorted(
         set(conn.execute(select(CV.c.id)).scalars())
         | set(conn.execute(select(L.c.conversation).distinct()).scalars())
@@ -176,9 +194,11 @@ def _logs(store: Store, conn: Connection, report: VerifyReport) -> Iterator[tupl
         ).all()
         links = (
             _Link(
-                r.seq, bytes(r.prev_hash), bytes(r.entry_hash), bytes(r.signature),
-                log_header(r.conversation, r.seq, r.at, r.entry, r.ref, r.author, r.status,
-                           r.body),
+                r.seq,
+                bytes(r.prev_hash),
+                bytes(r.entry_hash),
+                bytes(r.signature),
+                log_header(r.conversation, r.seq, r.at, r.entry, r.ref, r.author, r.status, r.body),
                 bytes(r.payload_hash) if r.payload_hash is not None else None,
             )
             for r in rows
@@ -204,23 +224,35 @@ def _logs(store: Store, conn: Connection, report: VerifyReport) -> Iterator[tupl
             conn.execute(select(CP.c.person).where(CP.c.conversation == conversation)).scalars()
         )
         created = json.loads(rows[0].body) if rows else {}
-        if row is None or not rows or (
-            sorted(created.get("participants", [])) != people
-            or created.get("surface") != row.surface
-            or bool(created.get("incognito")) != bool(row.incognito)
-            or created.get("agent") != row.agent
+        if (
+            row is None
+            or not rows
+            or (
+                sorted(created.get("participants", [])) != people
+                or created.get("surface") != row.surface
+                or bool(created.get("incognito")) != bool(row.incognito)
+                or created.get("agent") != row.agent
+            )
         ):
             report.problem(f"{chain_id}: the conversation's readers or flags differ from its log")
             continue
         yield chain_id, walked[0], walked[1]
 
 
-def _erasures(store: Store, conn: Connection, report: VerifyReport) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+def _erasures(
+    store: Store, conn: Connection, report: VerifyReport
+) -> Iterator[tuple[str, int, dict[int, bytes]]]:
     E = schema.erasures
     rows = conn.execute(select(E).order_by(E.c.seq)).all()
     links = (
-        _Link(r.seq, bytes(r.prev_hash), bytes(r.entry_hash), bytes(r.signature),
-              erasure_header(r.seq, r.at, r.actor, r.body), None)
+        _Link(
+            r.seq,
+            bytes(r.prev_hash),
+            bytes(r.entry_hash),
+            bytes(r.signature),
+            erasure_header(r.seq, r.at, r.actor, r.body),
+            None,
+        )
         for r in rows
     )
     walked = _walk(store, chain.ERASURE_CHAIN, links, report)
@@ -229,11 +261,25 @@ def _erasures(store: Store, conn: Connection, report: VerifyReport) -> Iterator[
 
 
 def _keys(store: Store, conn: Connection, report: VerifyReport) -> None:
-    for key_ref in conn.execute(select(schema.data_keys.c.key_ref)).scalars():
-        try:
-            store.data_key(conn, key_ref)
-        except Exception:  # CorruptStore from a broken seal
+    rows = conn.execute(select(schema.data_keys.c.key_ref, schema.data_keys.c.wrapped))
+    for key_ref, wrapped in rows:
+        if not store.key_opens(key_ref, bytes(wrapped)):
             report.problem(f"data key {key_ref}: it does not open")
+
+
+def _guarded(
+    chains: Iterator[tuple[str, int, dict[int, bytes]]], report: VerifyReport
+) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+    """Malformed rows (wrong types written behind Engram's back) are problems, not crashes."""
+    while True:
+        try:
+            item = next(chains)
+        except StopIteration:
+            return
+        except (TypeError, ValueError, KeyError, AttributeError) as error:
+            report.problem(f"a chain holds a malformed entry ({type(error).__name__}: {error})")
+            return
+        yield item
 
 
 def verify(
@@ -250,7 +296,7 @@ def verify(
         )
         done = 0
         for walker in (_journals, _logs, _erasures):
-            for chain_id, length, hashes in walker(store, conn, report):
+            for chain_id, length, hashes in _guarded(walker(store, conn, report), report):
                 heads[chain_id] = (length, hashes)
                 done += 1
                 report.chains += 1
@@ -293,5 +339,3 @@ def _checkpoint(
     for chain_id in heads:
         if hidden_name(store, chain_id) in checkpoint.gone:
             report.problem(f"{chain_id}: this erased chain is back; an older copy was restored")
-
-

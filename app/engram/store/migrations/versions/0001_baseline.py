@@ -115,9 +115,7 @@ def upgrade() -> None:
         sa.Column("note", ID, primary_key=True),
         sa.Column("conversation", ID, primary_key=True),
     )
-    op.create_index(
-        "ix_note_sources_conversation", "note_sources", ["person", "conversation"]
-    )
+    op.create_index("ix_note_sources_conversation", "note_sources", ["person", "conversation"])
     op.create_table(
         "digest_lines",
         sa.Column("person", ID, primary_key=True),

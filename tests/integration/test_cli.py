@@ -1,0 +1,213 @@
+"""The CLI contract (DESIGN.md): names, flags, JSON keys, one-sentence errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+NOTE_KEYS = {
+    "id",
+    "person",
+    "kind",
+    "scope",
+    "durability",
+    "text",
+    "confidence_bp",
+    "valid_from",
+    "valid_to",
+    "status",
+    "sources",
+    "corroborators",
+}
+
+
+@pytest.fixture
+def populated(cli: Any) -> dict[str, str]:
+    assert cli("init", "--json").code == 0
+    conversation = cli("conversation", "start", "--participants", "ana").out.strip()
+    turn = cli(
+        "conversation",
+        "append",
+        conversation,
+        "--role",
+        "user",
+        "--author",
+        "ana",
+        "--text",
+        "I moved to Oslo",
+    ).out.strip()
+    note = cli(
+        "notes",
+        "add",
+        "--person",
+        "ana",
+        "--text",
+        "Lives in Oslo",
+        "--kind",
+        "fact",
+        "--scope",
+        "direct",
+        "--conversation",
+        conversation,
+    ).out.strip()
+    return {"conversation": conversation, "turn": turn, "note": note}
+
+
+def test_init_verify_persons(cli: Any, populated: dict[str, str]) -> None:
+    report = cli("verify", "--json").json()
+    assert report["ok"] is True and report["problems"] == [] and report["warnings"] == []
+    assert report["chains"] == 2  # ana's journal and the conversation's log
+    people = cli("persons", "--json").json()
+    assert people == [{"id": "ana", "active_notes": 1, "notes": 1, "conversations": 1}]
+
+
+def test_notes_list_show_edit_delete(cli: Any, populated: dict[str, str]) -> None:
+    [note] = cli("notes", "list", "--person", "ana", "--json").json()
+    assert set(note) >= NOTE_KEYS
+    assert note["sources"] == [
+        {"conversation": populated["conversation"], "turn": None, "at": note["sources"][0]["at"]}
+    ]
+    detail = cli("notes", "show", populated["note"], "--person", "ana", "--json").json()
+    assert {"versions", "sources", "corroborators", "usage", "confidence"} <= set(detail)
+    edited = cli(
+        "notes", "edit", populated["note"], "--person", "ana", "--text", "Lives in Bergen"
+    ).out.strip()
+    assert edited.startswith("n_") and edited != populated["note"]
+    cli("notes", "edit", edited, "--person", "ana", "--scope", "portable")
+    result = cli("notes", "delete", edited, "--person", "ana", "--reason", "moved again")
+    assert result.code == 0
+    everything = cli("notes", "list", "--person", "ana", "--all", "--json").json()
+    assert [n["status"] for n in everything] == ["corrected", "deleted"]
+    past = cli(
+        "notes", "list", "--person", "ana", "--as-of", everything[0]["valid_from"], "--json"
+    ).json()
+    assert [n["text"] for n in past] == ["Lives in Oslo"]
+
+
+def test_assemble_and_recall_json(cli: Any, populated: dict[str, str]) -> None:
+    block = cli(
+        "assemble", "--person", "ana", "--conversation", populated["conversation"], "--json"
+    ).json()
+    assert {"block", "notes", "dropped"} <= set(block)
+    assert "Lives in Oslo" in block["block"]
+    recall = cli(
+        "recall",
+        "--person",
+        "ana",
+        "--conversation",
+        populated["conversation"],
+        "--limit",
+        "3",
+        "--json",
+    ).json()
+    assert recall["status"] == "ok" and recall["notes"][0]["text"] == "Lives in Oslo"
+
+
+def test_conversation_delete_preview_then_delete(cli: Any, populated: dict[str, str]) -> None:
+    c = populated["conversation"]
+    preview = cli("conversation", "delete", c, "--person", "ana", "--preview", "--json").json()
+    assert preview["deleted"] is False and [n["id"] for n in preview["closes"]] == [
+        populated["note"]
+    ]
+    done = cli("conversation", "delete", c, "--person", "ana", "--json").json()
+    assert done["deleted"] is True and done["report"]["raw_file_scan"]["found"] == 0
+    assert cli("notes", "list", "--person", "ana", "--json").json() == []
+    assert cli("conversations", "list", "--person", "ana", "--json").json() == []
+
+
+def test_erase_person_and_export(cli: Any, populated: dict[str, str]) -> None:
+    exported = json.loads(cli("export", "--person", "ana").out)
+    assert exported["notes"][0]["text"] == "Lives in Oslo"
+    refused = cli("person", "erase", "ana", "--confirm", "bob", "--json")
+    assert refused.code != 0 and "nothing was erased" in refused.json()["error"]
+    report = cli("person", "erase", "ana", "--confirm", "ana", "--json").json()
+    assert report["raw_file_scan"]["found"] == 0 and "person:ana" in report["keys_destroyed"]
+    gone = cli("notes", "list", "--person", "ana", "--json")
+    assert gone.code == 1 and gone.json() == {"error": "There is no person 'ana' in this store."}
+    assert cli("verify", "--json").json()["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("notes", "show", "n_nope", "--person", "ana", "--json"), "There is no note 'n_nope'"),
+        (
+            (
+                "notes",
+                "add",
+                "--person",
+                "ana",
+                "--text",
+                "x",
+                "--kind",
+                "mood",
+                "--scope",
+                "direct",
+                "--json",
+            ),
+            "'mood' is not a kind",
+        ),
+        (
+            ("notes", "list", "--person", "ana", "--as-of", "yesterday", "--json"),
+            "is not an ISO-8601 time",
+        ),
+        (
+            (
+                "conversation",
+                "append",
+                "c_nope",
+                "--role",
+                "user",
+                "--author",
+                "ana",
+                "--text",
+                "hi",
+                "--json",
+            ),
+            "There is no conversation",
+        ),
+    ],
+)
+def test_errors_are_one_sentence_with_json(
+    cli: Any, populated: dict[str, str], args: tuple[str, ...], message: str
+) -> None:
+    result = cli(*args)
+    assert result.code == 1
+    assert message in result.err and result.err.count("\n") == 1
+    assert message in result.json()["error"]
+
+
+def test_wrong_passphrase_and_missing_store(
+    cli: Any, populated: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_PASSPHRASE", "wrong")
+    wrong = cli("persons", "--json")
+    assert wrong.code == 1 and "passphrase does not open" in wrong.json()["error"]
+    missing = cli("persons", store=Path("/nonexistent/x.engram"))
+    assert missing.code == 1 and "There is no store" in missing.err
+
+
+def test_console_script_runs_and_reports_usage_errors(tmp_path: Path) -> None:
+    env = {**os.environ, "ENGRAM_STORE": str(tmp_path / "none.engram")}
+    done = subprocess.run(
+        [sys.executable, "-m", "engram", "persons"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "There is no store" in done.stderr
+    usage = subprocess.run(
+        [sys.executable, "-m", "engram", "frobnicate"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr

@@ -1,0 +1,142 @@
+"""The scope rule S1-S4 (pure) and the unscoped-accessor allow-list S5 (syntax trees)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engram.engine.assembly import TextNote, assemble
+from engram.engine.fold import fold
+from engram.engine.recall import recall
+from engram.engine.scope import audience_for, eligible_ranked, eligible_scopes, is_eligible
+from engram.engine.unscoped import ALLOWED_CALLERS
+from engram.model.events import Event
+from engram.model.ids import PersonId
+from engram.model.notes import PersonMemory
+from engram.model.scope import Audience, AudienceKind, Scope
+from tests.journals import PERSON, journals
+
+APP = Path(__file__).resolve().parents[2] / "app" / "engram"
+SUBJECT = PersonId("p1")
+
+
+def test_S1_scopes_are_direct_unspecified_portable_and_filter_before_ranking() -> None:
+    assert {s.value for s in Scope} == {"direct", "unspecified", "portable"}
+    # A private note of top confidence is not merely ranked low for a shared audience:
+    # it is never a candidate at all.
+    from tests.unit.test_fold import _add, _events
+
+    memory = fold(
+        _events(_add("n_top", scope="direct", bp=10_000), _add("n_low", scope="portable", bp=1)),
+        PersonMemory(PERSON),
+    )
+    assert [n.id for n in eligible_ranked(memory, Audience.shared(SUBJECT))] == ["n_low"]
+    assert [n.id for n in eligible_ranked(memory, Audience.subject_alone(SUBJECT))] == [
+        "n_top",
+        "n_low",
+    ]
+
+
+def test_S2_private_scopes_need_the_subject_alone() -> None:
+    assert eligible_scopes(Audience.subject_alone(SUBJECT)) == frozenset(Scope)
+    for audience in (Audience.shared(SUBJECT), Audience.unknown(SUBJECT)):
+        assert eligible_scopes(audience) == frozenset({Scope.PORTABLE})
+
+
+@settings(max_examples=120, deadline=None)
+@given(journal=journals(), kind=st.sampled_from([AudienceKind.SHARED, AudienceKind.UNKNOWN]))
+def test_S2_no_private_note_ever_reaches_a_shared_audience(
+    journal: list[Event], kind: AudienceKind
+) -> None:
+    memory = fold(journal, PersonMemory(PERSON))
+    audience = Audience(kind, SUBJECT)
+    ranked = eligible_ranked(memory, audience)
+    assert all(not n.scope.is_private for n in ranked)
+    texts = [TextNote(n, f"text-of-{n.id}") for n in ranked]
+    block = assemble(texts, [], audience).block
+    answer = recall(texts, [], audience, limit=25)
+    from engram.engine.unscoped import unscoped_notes
+
+    for note in unscoped_notes(memory):
+        if note.scope.is_private:
+            assert f"text-of-{note.id}\n" not in block + "\n"
+            assert note.id not in {t.note.id for t in answer.notes}
+            assert not is_eligible(note, audience)
+
+
+def test_S3_audience_is_who_can_read_not_who_spoke() -> None:
+    # Two readers: shared, even though only the subject spoke in the turn.
+    assert audience_for(SUBJECT, [SUBJECT, PersonId("p2")], "chat").kind is AudienceKind.SHARED
+    assert audience_for(SUBJECT, [SUBJECT], "chat").kind is AudienceKind.SUBJECT_ALONE
+    # A channel can be read by members who never spoke.
+    assert audience_for(SUBJECT, [SUBJECT], "channel").kind is AudienceKind.SHARED
+    assert audience_for(SUBJECT, None, "chat").kind is AudienceKind.UNKNOWN
+    assert audience_for(SUBJECT, [SUBJECT], "task").kind is AudienceKind.UNKNOWN
+
+
+def test_S4_where_a_note_was_learned_does_not_decide_its_scope() -> None:
+    from tests.unit.test_fold import _add, _events
+
+    # A direct note learned in a shared conversation is still private...
+    memory = fold(_events(_add("n_1", "c_shared", scope="direct")), PersonMemory(PERSON))
+    assert eligible_ranked(memory, Audience.shared(SUBJECT)) == []
+    # ...and reaches the subject alone in any other conversation.
+    assert [n.id for n in eligible_ranked(memory, Audience.subject_alone(SUBJECT))] == ["n_1"]
+
+
+# ---- S5 ------------------------------------------------------------------------------------
+
+ACCESSOR_NAMES = {"unscoped_notes", "unscoped_note", "unscoped_notes_touching"}
+# Where the accessor family is defined (infrastructure), not called.
+DEFINERS = {"engram.engine.unscoped", "engram.store.projection"}
+# Private note storage may be read only by the model, the accessor and the scope rule.
+PRIVATE_READERS = {"engram.model.notes", "engram.engine.unscoped", "engram.engine.scope"}
+
+
+def _modules() -> list[tuple[str, ast.Module]]:
+    found = []
+    for path in sorted(APP.rglob("*.py")):
+        parts = path.relative_to(APP.parent).with_suffix("").parts
+        name = ".".join(p for p in parts if p != "__init__")
+        found.append((name, ast.parse(path.read_text("utf-8"), str(path))))
+    return found
+
+
+def accessor_callers(modules: list[tuple[str, ast.Module]]) -> dict[str, set[str]]:
+    """Module -> accessor names it references, and modules touching `_notes`."""
+    uses: dict[str, set[str]] = {}
+    for name, tree in modules:
+        for node in ast.walk(tree):
+            hit = None
+            if isinstance(node, ast.Name) and node.id in ACCESSOR_NAMES:
+                hit = node.id
+            elif isinstance(node, ast.Attribute) and node.attr in ACCESSOR_NAMES | {"_notes"}:
+                hit = node.attr
+            elif isinstance(node, ast.ImportFrom):
+                hit = next((a.name for a in node.names if a.name in ACCESSOR_NAMES), None)
+            if hit:
+                uses.setdefault(name, set()).add(hit)
+    return uses
+
+
+def test_S5_only_five_modules_call_the_unscoped_accessor() -> None:
+    assert len(ALLOWED_CALLERS) == 5
+    uses = accessor_callers(_modules())
+    offenders = {
+        module: names
+        for module, names in uses.items()
+        if (names - {"_notes"} and module not in ALLOWED_CALLERS | DEFINERS)
+        or ("_notes" in names and module not in PRIVATE_READERS)
+    }
+    assert offenders == {}
+    assert "engram.control.notes" in uses  # the check does see real callers
+
+
+def test_S5_the_check_fails_on_a_new_caller() -> None:
+    rogue = ast.parse("from engram.engine.unscoped import unscoped_notes\nunscoped_notes(m)\n")
+    sneaky = ast.parse("def f(m):\n    return m._notes\n")
+    uses = accessor_callers([("engram.runtime.prompting", rogue), ("engram.api.items", sneaky)])
+    assert uses == {"engram.runtime.prompting": {"unscoped_notes"}, "engram.api.items": {"_notes"}}
