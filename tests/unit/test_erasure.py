@@ -143,3 +143,12 @@ def test_C3_erase_needs_the_typed_confirmation(store: Store) -> None:
     with pytest.raises(NotAllowed, match="confirm by typing"):
         erase_person(session, "Canary")
     PersonSession.open(store, CANARY_PERSON)  # still there
+
+
+def test_C3_a_person_recreated_after_erasure_verifies(store: Store) -> None:
+    _fill(store)
+    erase_person(PersonSession.open(store, CANARY_PERSON), "canary")
+    again = start_conversation(store, [CANARY_PERSON])
+    append_turn(store, again.id, role="user", author=CANARY_PERSON, text="hello again")
+    report = verify(store)
+    assert report.ok, report.problems

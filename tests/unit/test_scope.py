@@ -140,3 +140,9 @@ def test_S5_the_check_fails_on_a_new_caller() -> None:
     sneaky = ast.parse("def f(m):\n    return m._notes\n")
     uses = accessor_callers([("engram.runtime.prompting", rogue), ("engram.api.items", sneaky)])
     assert uses == {"engram.runtime.prompting": {"unscoped_notes"}, "engram.api.items": {"_notes"}}
+
+
+def test_P1_kinds_are_fact_preference_open_thread_style() -> None:
+    from engram.model.scope import Kind
+
+    assert [k.value for k in Kind] == ["fact", "preference", "open_thread", "style"]

@@ -109,7 +109,7 @@ def delete_conversation(
             session.actor,
             {
                 "kind": "conversation",
-                "subject": erasure.hidden_name(store, conversation),
+                "subject": store.hidden_name(conversation),
                 "rows": tally.rows_deleted,
             },
         )

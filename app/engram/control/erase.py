@@ -44,7 +44,7 @@ def erase_person(session: PersonSession, confirm: str) -> dict[str, Any]:
             session.actor,
             {
                 "kind": "person",
-                "subject": erasure.hidden_name(store, person),
+                "subject": store.hidden_name(person),
                 "rows": tally.rows_deleted,
             },
         )

@@ -67,8 +67,10 @@ class CheckpointFile:
         signer: Signer,
         heads: Mapping[str, tuple[int, bytes]],
         gone: Mapping[str, str],
+        revived: Mapping[str, str] | None = None,
     ) -> None:
-        """Merge new heads (longest wins) and erased chains, then rewrite atomically."""
+        """Merge new heads (longest wins), erased chains and chains started again under an
+        erased name (a person re-created after an erase), then rewrite atomically."""
         with self._locked():
             try:
                 current = self.read() or Checkpoint(self.store_id)
@@ -81,6 +83,9 @@ class CheckpointFile:
             for chain, hidden in gone.items():
                 current.chains.pop(chain, None)
                 current.gone.add(hidden)
+            for chain, hidden in (revived or {}).items():
+                current.gone.discard(hidden)
+                current.chains[chain] = heads[chain]
             self._write(current, signer)
 
     def _write(self, checkpoint: Checkpoint, signer: Signer) -> None:

@@ -14,6 +14,7 @@ from engram.model.errors import CorruptStore
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
 from engram.store import chain, crypto, schema
 from engram.store.crypto import SealBroken
+from engram.store.dialect import lock_chain
 from engram.store.store import KeyGone, Store, WriteTxn, conversation_key_ref
 
 L = schema.conversation_log
@@ -89,6 +90,7 @@ def append_entry(
 ) -> LogEntry:
     """Append one sealed, chained, signed entry to a conversation's log."""
     conn = txn.conn
+    lock_chain(conn, chain.log_chain(conversation))
     head = conn.execute(
         select(L.c.seq, L.c.entry_hash, L.c.at)
         .where(L.c.conversation == conversation)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, make_url
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 
 
 def is_sqlite(url: str) -> bool:
@@ -65,3 +65,16 @@ def after_erasure(engine: Engine) -> dict[str, Any]:
         "frames": log_frames,
         "checkpointed": checkpointed,
     }
+
+
+def lock_chain(connection: Connection, chain_id: str) -> None:
+    """Serialise appends to one chain for the rest of the transaction.
+
+    SQLite writers already hold the database lock from BEGIN IMMEDIATE; PostgreSQL takes a
+    transaction-scoped advisory lock on the chain's name, so two writers never both read
+    the same head and fork the chain.
+    """
+    if connection.dialect.name == "postgresql":
+        connection.execute(
+            text("SELECT pg_advisory_xact_lock(hashtextextended(:chain, 0))"), {"chain": chain_id}
+        )

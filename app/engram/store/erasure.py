@@ -16,7 +16,7 @@ from sqlalchemy import Connection, delete, insert, select
 
 from engram.model.ids import ConversationId, PersonId
 from engram.store import chain, crypto, projection, schema
-from engram.store.dialect import sqlite_path
+from engram.store.dialect import lock_chain, sqlite_path
 from engram.store.store import Store, WriteTxn, conversation_key_ref, person_key_ref
 
 SCAN_WINDOW = 24  # bytes of each ciphertext looked for; random bytes never collide by chance
@@ -86,7 +86,7 @@ def shred_conversation(store: Store, txn: WriteTxn, conversation: ConversationId
     if store.destroy_key(conn, conversation_key_ref(conversation)):
         out.keys_destroyed.append(conversation_key_ref(conversation))
     chain_id = chain.log_chain(conversation)
-    txn.gone[chain_id] = hidden_name(store, chain_id)
+    txn.gone[chain_id] = store.hidden_name(chain_id)
     txn.erased = True
     return out
 
@@ -113,21 +113,16 @@ def erase_person_rows(store: Store, txn: WriteTxn, person: PersonId) -> Shredded
     if store.destroy_key(conn, person_key_ref(person)):
         out.keys_destroyed.append(person_key_ref(person))
     chain_id = chain.journal_chain(person)
-    txn.gone[chain_id] = hidden_name(store, chain_id)
+    txn.gone[chain_id] = store.hidden_name(chain_id)
     txn.erased = True
     return out
-
-
-def hidden_name(store: Store, name: str) -> str:
-    """A keyed hash that lets the store recognise a name without revealing it."""
-    key = crypto.digest(b"engram-hidden-names", store.signer.seed)
-    return crypto.keyed_digest(key, name.encode()).hex()
 
 
 def record_erasure(store: Store, txn: WriteTxn, actor: str, body: dict[str, Any]) -> int:
     """Append a content-free record to the store's signed erasure chain."""
     E = schema.erasures
     conn = txn.conn
+    lock_chain(conn, chain.ERASURE_CHAIN)
     head = conn.execute(select(E.c.seq, E.c.entry_hash).order_by(E.c.seq.desc()).limit(1)).first()
     seq = int(head.seq) + 1 if head else 1
     prev = bytes(head.entry_hash) if head else chain.genesis(store.info.id, chain.ERASURE_CHAIN)

@@ -16,6 +16,7 @@ from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, PersonId, TurnId
 from engram.store import chain, crypto, schema
 from engram.store.crypto import SealBroken
+from engram.store.dialect import lock_chain
 from engram.store.projection import ProjectionTarget
 from engram.store.store import KeyGone, Store, WriteTxn, person_key_ref
 
@@ -83,6 +84,7 @@ def append(
     does not follow (a closed or unknown note) raises NotAllowed and nothing is written.
     """
     conn = txn.conn
+    lock_chain(conn, chain.journal_chain(person))
     head = conn.execute(
         select(J.c.seq, J.c.entry_hash, J.c.at)
         .where(J.c.person == person)
@@ -169,7 +171,10 @@ def append(
     if payloads:
         conn.execute(insert(JP), payloads)
     target.flush()
-    txn.heads[chain.journal_chain(person)] = (seq, prev)
+    chain_id = chain.journal_chain(person)
+    txn.heads[chain_id] = (seq, prev)
+    if head is None and rows:
+        txn.revived[chain_id] = store.hidden_name(chain_id)
     return committed
 
 

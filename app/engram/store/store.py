@@ -70,6 +70,7 @@ class WriteTxn:
     conn: Connection
     heads: dict[str, tuple[int, bytes]] = field(default_factory=dict)
     gone: dict[str, str] = field(default_factory=dict)
+    revived: dict[str, str] = field(default_factory=dict)
     erased: bool = False
     after_erasure: dict[str, object] = field(default_factory=dict)
 
@@ -257,7 +258,7 @@ class Store:
                 txn = WriteTxn(connection)
                 yield txn
         if txn.heads or txn.gone:
-            self.checkpoint.update(self.signer, txn.heads, txn.gone)
+            self.checkpoint.update(self.signer, txn.heads, txn.gone, txn.revived)
         if txn.erased:
             txn.after_erasure = after_erasure(self.engine)
 
@@ -266,6 +267,11 @@ class Store:
         """A read-only snapshot."""
         with self.engine.connect() as connection:
             yield connection
+
+    def hidden_name(self, name: str) -> str:
+        """A keyed hash that lets this store recognise a name without revealing it."""
+        key = crypto.digest(b"engram-hidden-names", self.signer.seed)
+        return crypto.keyed_digest(key, name.encode()).hex()
 
     # ---- data keys ------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
 from engram.store import chain, crypto, projection, schema
 from engram.store.conversation_log import log_header
-from engram.store.erasure import erasure_header, hidden_name
+from engram.store.erasure import erasure_header
 from engram.store.journal import _event, journal_header
 from engram.store.store import Store
 
@@ -337,5 +337,5 @@ def _checkpoint(
         elif have[1].get(length) != head:
             report.problem(f"{chain_id}: entry {length} differs from the checkpoint's")
     for chain_id in heads:
-        if hidden_name(store, chain_id) in checkpoint.gone:
+        if store.hidden_name(chain_id) in checkpoint.gone:
             report.problem(f"{chain_id}: this erased chain is back; an older copy was restored")

@@ -1,0 +1,364 @@
+"""Shared helpers for the benchmarks in tests/perf (not collected by pytest).
+
+Each benchmark is a plain script: it builds throwaway stores in a temporary folder (fast
+Argon2, no keyring), times the operation and an in-run baseline with time.perf_counter,
+and prints a table with the ratio, the target and PASS/MISS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engram.model.events import Cause, EventType, NewEvent
+from engram.model.ids import ConversationId, NoteId, PersonId
+from engram.model.scope import Kind, Scope
+from engram.runtime.note_writes import NoteDraft, note_added
+from engram.store import crypto, journal
+from engram.store.store import Store
+
+PASSPHRASE = "x"
+
+# ---- timing ---------------------------------------------------------------------------
+
+
+@dataclass
+class Timing:
+    """Wall-clock samples of one measured thing, in seconds (each divided by `per`)."""
+
+    samples: list[float] = field(default_factory=list)
+
+    @property
+    def best(self) -> float:
+        return min(self.samples)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    def add(self, seconds: float) -> None:
+        self.samples.append(seconds)
+
+
+def measure(
+    fn: Callable[[], object],
+    *,
+    repeat: int,
+    per: int = 1,
+    setup: Callable[[], object] | None = None,
+    warmup: int = 1,
+) -> Timing:
+    """Run `fn` `warmup + repeat` times (setup untimed before each); samples are seconds/per."""
+    timing = Timing()
+    for index in range(warmup + repeat):
+        if setup is not None:
+            setup()
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        elapsed = time.perf_counter() - start
+        if index >= warmup:
+            timing.add(elapsed / per)
+    return timing
+
+
+@contextmanager
+def stopwatch() -> Iterator[list[float]]:
+    """`with stopwatch() as t: ...` then t[0] is the elapsed seconds."""
+    box: list[float] = []
+    start = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box.append(time.perf_counter() - start)
+
+
+# ---- formatting -----------------------------------------------------------------------
+
+
+def fmt_time(seconds: float) -> str:
+    """A duration with a sensible unit."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain-text table; the first column is left-aligned, the rest right-aligned."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [
+            cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
+            for i, cell in enumerate(cells)
+        ]
+        return "  ".join(parts).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(headers), rule, *(line(r) for r in rows)])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One target: measured / baseline <= target."""
+
+    name: str
+    measured: float
+    baseline: float
+    target: float
+    how: str
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.baseline
+
+    @property
+    def ok(self) -> bool:
+        return self.ratio <= self.target
+
+
+def print_verdicts(title: str, verdicts: Sequence[Verdict]) -> None:
+    """The summary table every benchmark ends with."""
+    print()
+    print(f"== {title}: result")
+    rows = [
+        [
+            v.name,
+            fmt_time(v.measured),
+            fmt_time(v.baseline),
+            f"{v.ratio:.2f}x",
+            f"<= {v.target:g}x",
+            "PASS" if v.ok else "MISS",
+        ]
+        for v in verdicts
+    ]
+    print(table(["target", "measured", "baseline", "ratio", "target", "verdict"], rows))
+    for v in verdicts:
+        print(f"   {v.name}: {v.how}")
+
+
+def header(title: str, args: argparse.Namespace) -> None:
+    """What ran, where, and at which scale."""
+    print(f"== {title}")
+    print(
+        f"   python {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} cpu(s); scale={'quick (1/10)' if args.quick else 'full'}"
+    )
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    """Common flags: --quick (10x smaller), --repeat, --strict (exit 1 on MISS)."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--quick", action="store_true", help="sizes scaled down 10x (smoke run)")
+    p.add_argument("--repeat", type=int, default=None, help="timed repetitions per measurement")
+    p.add_argument("--strict", action="store_true", help="exit with status 1 if a target is missed")
+    p.add_argument(
+        "--dir", type=Path, default=None, help="where to build stores (default: a temp dir)"
+    )
+    return p
+
+
+def finish(verdicts: Sequence[Verdict], args: argparse.Namespace, started: float) -> None:
+    """Total runtime, and the exit status under --strict."""
+    print(f"\n   total runtime {time.perf_counter() - started:.1f} s")
+    if args.strict and not all(v.ok for v in verdicts):
+        sys.exit(1)
+
+
+@contextmanager
+def workdir(args: argparse.Namespace) -> Iterator[Path]:
+    """A scratch folder for stores, removed afterwards unless --dir was given."""
+    if args.dir is not None:
+        args.dir.mkdir(parents=True, exist_ok=True)
+        yield args.dir
+        return
+    path = Path(tempfile.mkdtemp(prefix="engram-bench-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+# ---- stores ---------------------------------------------------------------------------
+
+
+def new_store(path: Path) -> Store:
+    """A throwaway store: fast Argon2, passphrase only."""
+    return Store.create(
+        str(path), passphrase=PASSPHRASE, use_keyring=False, kdf=crypto.FAST_KDF_FOR_TESTS
+    )
+
+
+def open_store(path: Path) -> Store:
+    """Open a throwaway store the way a reviewer would (passphrase)."""
+    return Store.open(str(path), passphrase=PASSPHRASE)
+
+
+# ---- journals -------------------------------------------------------------------------
+
+_WORDS = (
+    "prefers tea over coffee in the morning and likes short answers with a concrete example "
+    "when learning something new about gardening cooking music travel or their work on the "
+    "allotment project with the neighbours every other weekend unless it rains"
+).split()
+
+
+def note_text(rng: random.Random, length: int = 80) -> str:
+    """A plausible ~80-character note text."""
+    words: list[str] = []
+    size = 0
+    while size < length:
+        word = rng.choice(_WORDS)
+        words.append(word)
+        size += len(word) + 1
+    text = " ".join(words)[:length].rstrip()
+    return text[0].upper() + text[1:] + "."
+
+
+@dataclass
+class Mix:
+    """Relative weights of the event types a mixed journal is made of."""
+
+    added: int = 6
+    restated: int = 2
+    scope_changed: int = 1
+    deleted: int = 1
+
+    def pattern(self) -> list[EventType]:
+        return (
+            [EventType.NOTE_ADDED] * self.added
+            + [EventType.RESTATED] * self.restated
+            + [EventType.SCOPE_CHANGED] * self.scope_changed
+            + [EventType.DELETED] * self.deleted
+        )
+
+
+class JournalMaker:
+    """Makes valid NewEvents for one person: note_added, restated, scope_changed, deleted.
+
+    Targets of restated/scope_changed/deleted are open notes picked at random from the
+    most recent `window` notes (so a journal of any length can be built at an even rate;
+    the projection still reads each target that is not in the current batch).
+    """
+
+    def __init__(
+        self,
+        conversation: ConversationId,
+        *,
+        seed: int = 1,
+        mix: Mix | None = None,
+        portable_share: float = 0.33,
+        preference_share: float = 0.1,
+        window: int = 20_000,
+    ) -> None:
+        self.conversation = conversation
+        self.rng = random.Random(seed)
+        self.pattern = (mix or Mix()).pattern()
+        self.portable_share = portable_share
+        self.preference_share = preference_share
+        self.window = window
+        self.open: list[NoteId] = []  # open notes, newest last
+        self.scopes: dict[NoteId, Scope] = {}
+        self.counts: dict[EventType, int] = dict.fromkeys(self.pattern, 0)
+        self.texts = 0
+
+    def _scope(self) -> Scope:
+        r = self.rng.random()
+        if r < self.portable_share:
+            return Scope.PORTABLE
+        return Scope.DIRECT if r < (1 + self.portable_share) / 2 else Scope.UNSPECIFIED
+
+    def _target(self) -> tuple[int, NoteId]:
+        low = max(0, len(self.open) - self.window)
+        index = self.rng.randrange(low, len(self.open))
+        return index, self.open[index]
+
+    def added(self) -> NewEvent:
+        rng = self.rng
+        kind = Kind.PREFERENCE if rng.random() < self.preference_share else Kind.FACT
+        draft = NoteDraft(
+            text=note_text(rng),
+            kind=kind,
+            scope=self._scope(),
+            confidence_bp=rng.randrange(3_000, 9_001, 100),
+        )
+        source = Cause(self.conversation, None)
+        event = note_added(draft, "extractor", source, self.conversation)
+        note = NoteId(str(event.body["note"]))
+        self.open.append(note)
+        self.scopes[note] = draft.scope
+        self.counts[EventType.NOTE_ADDED] += 1
+        self.texts += 1
+        return event
+
+    def event(self) -> NewEvent:
+        kind = self.rng.choice(self.pattern)
+        if kind is EventType.NOTE_ADDED or len(self.open) < 2:
+            return self.added()
+        index, note = self._target()
+        self.counts[kind] += 1
+        if kind is EventType.RESTATED:
+            source = {"conversation": self.conversation, "turn": None}
+            body: dict[str, object] = {"note": note, "source": source}
+            return NewEvent(kind, "extractor", body, Cause(self.conversation, None))
+        if kind is EventType.SCOPE_CHANGED:
+            scope = Scope.PORTABLE if self.scopes[note] is not Scope.PORTABLE else Scope.DIRECT
+            self.scopes[note] = scope
+            return NewEvent(kind, "alice", {"note": note, "scope": scope.value})
+        # deleted: the note closes; swap-remove it from the open list
+        self.open[index] = self.open[-1]
+        self.open.pop()
+        del self.scopes[note]
+        return NewEvent(kind, "alice", {"note": note})
+
+    def batch(self, size: int) -> list[NewEvent]:
+        return [self.event() for _ in range(size)]
+
+
+def append_events(
+    store: Store,
+    person: PersonId,
+    maker: JournalMaker,
+    total: int,
+    *,
+    batch: int = 5_000,
+    progress: bool = False,
+    label: str = "",
+) -> float:
+    """Append `total` events with journal.append, `batch` per transaction; returns seconds."""
+    start = time.perf_counter()
+    done = 0
+    last_report = start
+    while done < total:
+        size = min(batch, total - done)
+        events = maker.batch(size)
+        with store.write() as txn:
+            journal.append(store, txn, person, events)
+        done += size
+        now = time.perf_counter()
+        if progress and (now - last_report > 15 or done == total):
+            last_report = now
+            rate = done / (now - start)
+            print(
+                f"   building {label}: {done:,}/{total:,} events, {rate:,.0f} events/s, "
+                f"{now - start:.0f} s",
+                flush=True,
+            )
+    return time.perf_counter() - start
