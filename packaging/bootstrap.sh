@@ -3,6 +3,7 @@
 # the few system libraries Qt needs (installed only when missing), a virtual environment
 # in .venv, and the project with its test extras. Safe to run again; quick when done.
 #   ENGRAM_WITH_XVFB=1  also installs what screenshots under Xvfb need.
+# PostgreSQL (server) is installed for the integration tests; Engram itself defaults to SQLite.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${ENGRAM_VENV:-$root/.venv}"
@@ -16,6 +17,8 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
 fi
 
 packages=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
+# The PostgreSQL server the integration tests start a throwaway cluster of.
+packages+=(postgresql)
 if [ "${ENGRAM_WITH_XVFB:-0}" = 1 ]; then
   packages+=(xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0
              libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 fonts-dejavu-core)

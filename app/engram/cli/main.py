@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -63,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EngramError as error:
         emit_error(str(error), context.as_json)
         return EXIT_ERROR
+    except BrokenPipeError:
+        # Output piped into `head` and the like: stop quietly, like other Unix tools.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 0
     except KeyboardInterrupt:
         emit_error("Interrupted; nothing half-written was kept.", context.as_json)
         return 130

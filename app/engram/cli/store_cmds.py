@@ -148,8 +148,11 @@ def cmd_erase(ctx: CommandContext) -> int:
             f"Erased {report['person']}: {len(report['keys_destroyed'])} keys destroyed, "
             f"{sum(report['rows_deleted'].values())} rows deleted."
         )
-        emit_line(
-            f"Raw file scan of {', '.join(scan.get('scanned', [])) or 'no files'}: "
-            f"{scan.get('found', 0)} traces of erased ciphertext found."
-        )
+        if scan.get("scanned"):
+            emit_line(
+                f"Raw file scan of {', '.join(scan['scanned'])}: "
+                f"{scan['found']} traces of erased ciphertext found."
+            )
+        else:
+            emit_line(f"No raw file to scan: {scan.get('note', 'not a file store')}.")
     return 0

@@ -1,0 +1,69 @@
+"""The same store on PostgreSQL: create, demo, verify, delete a conversation, erase, and two
+writers appending to one journal at once."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from engram.control import notes
+from engram.control.conversations import delete_conversation
+from engram.control.demo import build_demo
+from engram.control.erase import erase_person
+from engram.control.session import PersonSession
+from engram.model.ids import PersonId
+from engram.model.scope import Kind, Scope
+from engram.runtime.conversations import start_conversation
+from engram.store import crypto
+from engram.store.store import Store
+from engram.store.verify import verify
+
+from tests.conftest import PASSPHRASE
+
+
+def test_demo_verify_delete_and_erase_on_postgresql(postgres_url: str) -> None:
+    build_demo(postgres_url, passphrase=PASSPHRASE, kdf=crypto.FAST_KDF_FOR_TESTS)
+    store = Store.open(postgres_url, passphrase=PASSPHRASE)
+    try:
+        assert verify(store).ok
+        sam = PersonSession.open(store, "sam")
+        from engram.runtime.conversations import conversations_of
+
+        first = conversations_of(store, PersonId("sam"))[0]
+        result = delete_conversation(sam, first.id)
+        assert result.done and result.report["raw_file_scan"]["found"] == 0
+        report = erase_person(PersonSession.open(store, "maya"), "maya")
+        assert "person:maya" in report["keys_destroyed"]
+        check = verify(store)
+        assert check.ok, check.problems
+    finally:
+        store.close()
+
+
+def test_two_writers_never_fork_a_journal_on_postgresql(postgres_url: str) -> None:
+    store = Store.create(postgres_url, passphrase=PASSPHRASE)
+    try:
+        start_conversation(store, [PersonId("ana")])
+        errors: list[Any] = []
+
+        def writer(tag: str) -> None:
+            other = Store.open(postgres_url, passphrase=PASSPHRASE)
+            try:
+                session = PersonSession.open(other, "ana")
+                for index in range(15):
+                    notes.add_note(session, f"{tag} {index}", Kind.FACT, Scope.DIRECT)
+            except Exception as error:  # surfaced below
+                errors.append(error)
+            finally:
+                other.close()
+
+        threads = [threading.Thread(target=writer, args=(t,)) for t in ("left", "right")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        assert len(notes.list_notes(PersonSession.open(store, "ana"))) == 30
+        assert verify(store).ok
+    finally:
+        store.close()
