@@ -17,7 +17,6 @@ from engram.runtime.conversations import start_conversation
 from engram.store import crypto
 from engram.store.store import Store
 from engram.store.verify import verify
-
 from tests.conftest import PASSPHRASE
 
 
