@@ -7,7 +7,7 @@ Reports name the first bad entry of each chain; it never changes anything.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,8 @@ from engram.store.journal import _event, journal_header
 from engram.store.store import Store
 
 Progress = Callable[[int, int], None]
+Walked = tuple[str, int, dict[int, bytes]] | None
+MALFORMED = (TypeError, ValueError, KeyError, AttributeError, IndexError)
 Cancelled = Callable[[], bool]
 
 
@@ -113,53 +115,54 @@ def _payload_check(
     return True
 
 
-def _journals(
-    store: Store, conn: Connection, report: VerifyReport
-) -> Iterator[tuple[str, int, dict[int, bytes]]]:
-    J, JP = schema.journal, schema.journal_payloads
-    people = sorted(
+def _journal_names(conn: Connection) -> list[str]:
+    J = schema.journal
+    return sorted(
         set(conn.execute(select(schema.persons.c.id)).scalars())
         | set(conn.execute(select(J.c.person).distinct()).scalars())
     )
-    for person in people:
-        chain_id = chain.journal_chain(person)
-        rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
-        links = (
-            _Link(
+
+
+def _journal(store: Store, conn: Connection, person: str, report: VerifyReport) -> Walked:
+    J, JP = schema.journal, schema.journal_payloads
+    chain_id = chain.journal_chain(person)
+    rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
+    links = (
+        _Link(
+            r.seq,
+            bytes(r.prev_hash),
+            bytes(r.entry_hash),
+            bytes(r.signature),
+            journal_header(
+                r.person,
                 r.seq,
-                bytes(r.prev_hash),
-                bytes(r.entry_hash),
-                bytes(r.signature),
-                journal_header(
-                    r.person,
-                    r.seq,
-                    r.at,
-                    r.actor,
-                    r.type,
-                    r.cause_conversation,
-                    r.cause_turn,
-                    r.body,
-                    r.key_ref,
-                ),
-                bytes(r.payload_hash) if r.payload_hash is not None else None,
-            )
-            for r in rows
+                r.at,
+                r.actor,
+                r.type,
+                r.cause_conversation,
+                r.cause_turn,
+                r.body,
+                r.key_ref,
+            ),
+            bytes(r.payload_hash) if r.payload_hash is not None else None,
         )
-        walked = _walk(store, chain_id, links, report)
-        if walked is None:
-            continue
-        removed: set[int] = set()
-        for r in rows:
-            removed.update(json.loads(r.body).get("shredded", []))
-        present = {
-            int(r.seq): bytes(r.sealed)
-            for r in conn.execute(select(JP.c.seq, JP.c.sealed).where(JP.c.person == person))
-        }
-        declared = {int(r.seq): r.payload_hash for r in rows}
-        if not _payload_check(chain_id, declared, present, removed, report):
-            continue
-        _replay(PersonId(person), [_event(r) for r in rows], conn, report)
-        yield chain_id, walked[0], walked[1]
+        for r in rows
+    )
+    walked = _walk(store, chain_id, links, report)
+    if walked is None:
+        return None
+    removed: set[int] = set()
+    for r in rows:
+        removed.update(json.loads(r.body).get("shredded", []))
+    present = {
+        int(r.seq): bytes(r.sealed)
+        for r in conn.execute(select(JP.c.seq, JP.c.sealed).where(JP.c.person == person))
+    }
+    declared = {int(r.seq): r.payload_hash for r in rows}
+    if not _payload_check(chain_id, declared, present, removed, report):
+        return None
+    _replay(PersonId(person), [_event(r) for r in rows], conn, report)
+    return chain_id, walked[0], walked[1]
 
 
 def _replay(person: PersonId, events: list[Any], conn: Connection, report: VerifyReport) -> None:
@@ -174,74 +177,71 @@ def _replay(person: PersonId, events: list[Any], conn: Connection, report: Verif
         report.problem(f"journal:{person}: the stored notes differ from a replay of the journal")
 
 
-def _logs(
-    store: Store, conn: Connection, report: VerifyReport
-) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+def _log_names(conn: Connection) -> list[str]:
+    L, CV = schema.conversation_log, schema.conversations
+    return sorted(
+        set(conn.execute(select(CV.c.id)).scalars())
+        | set(conn.execute(select(L.c.conversation).distinct()).scalars())
+    )
+
+
+def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport) -> Walked:
     L, LP, CV, CP = (
         schema.conversation_log,
         schema.log_payloads,
         schema.conversations,
         schema.conversation_participants,
     )
-    conversations = sorted(
-        set(conn.execute(select(CV.c.id)).scalars())
-        | set(conn.execute(select(L.c.conversation).distinct()).scalars())
+    chain_id = chain.log_chain(conversation)
+    rows = conn.execute(select(L).where(L.c.conversation == conversation).order_by(L.c.seq)).all()
+    links = (
+        _Link(
+            r.seq,
+            bytes(r.prev_hash),
+            bytes(r.entry_hash),
+            bytes(r.signature),
+            log_header(r.conversation, r.seq, r.at, r.entry, r.ref, r.author, r.status, r.body),
+            bytes(r.payload_hash) if r.payload_hash is not None else None,
+        )
+        for r in rows
     )
-    for conversation in conversations:
-        chain_id = chain.log_chain(conversation)
-        rows = conn.execute(
-            select(L).where(L.c.conversation == conversation).order_by(L.c.seq)
-        ).all()
-        links = (
-            _Link(
-                r.seq,
-                bytes(r.prev_hash),
-                bytes(r.entry_hash),
-                bytes(r.signature),
-                log_header(r.conversation, r.seq, r.at, r.entry, r.ref, r.author, r.status, r.body),
-                bytes(r.payload_hash) if r.payload_hash is not None else None,
-            )
-            for r in rows
+    walked = _walk(store, chain_id, links, report)
+    if walked is None:
+        return None
+    removed: set[int] = set()
+    for r in rows:
+        if r.entry == "excision":
+            removed.update(json.loads(r.body).get("excised", []))
+    present = {
+        int(r.seq): bytes(r.sealed)
+        for r in conn.execute(
+            select(LP.c.seq, LP.c.sealed).where(LP.c.conversation == conversation)
         )
-        walked = _walk(store, chain_id, links, report)
-        if walked is None:
-            continue
-        removed: set[int] = set()
-        for r in rows:
-            if r.entry == "excision":
-                removed.update(json.loads(r.body).get("excised", []))
-        present = {
-            int(r.seq): bytes(r.sealed)
-            for r in conn.execute(
-                select(LP.c.seq, LP.c.sealed).where(LP.c.conversation == conversation)
-            )
-        }
-        declared = {int(r.seq): r.payload_hash for r in rows}
-        if not _payload_check(chain_id, declared, present, removed, report):
-            continue
-        row = conn.execute(select(CV).where(CV.c.id == conversation)).first()
-        people = sorted(
-            conn.execute(select(CP.c.person).where(CP.c.conversation == conversation)).scalars()
+    }
+    declared = {int(r.seq): r.payload_hash for r in rows}
+    if not _payload_check(chain_id, declared, present, removed, report):
+        return None
+    row = conn.execute(select(CV).where(CV.c.id == conversation)).first()
+    people = sorted(
+        conn.execute(select(CP.c.person).where(CP.c.conversation == conversation)).scalars()
+    )
+    created = json.loads(rows[0].body) if rows else {}
+    if (
+        row is None
+        or not rows
+        or (
+            sorted(created.get("participants", [])) != people
+            or created.get("surface") != row.surface
+            or bool(created.get("incognito")) != bool(row.incognito)
+            or created.get("agent") != row.agent
         )
-        created = json.loads(rows[0].body) if rows else {}
-        if (
-            row is None
-            or not rows
-            or (
-                sorted(created.get("participants", [])) != people
-                or created.get("surface") != row.surface
-                or bool(created.get("incognito")) != bool(row.incognito)
-                or created.get("agent") != row.agent
-            )
-        ):
-            report.problem(f"{chain_id}: the conversation's readers or flags differ from its log")
-            continue
-        yield chain_id, walked[0], walked[1]
+    ):
+        report.problem(f"{chain_id}: the conversation's readers or flags differ from its log")
+        return None
+    return chain_id, walked[0], walked[1]
 
 
-def _erasures(
-    store: Store, conn: Connection, report: VerifyReport
-) -> Iterator[tuple[str, int, dict[int, bytes]]]:
+def _erasures(store: Store, conn: Connection, _name: str, report: VerifyReport) -> Walked:
     E = schema.erasures
     rows = conn.execute(select(E).order_by(E.c.seq)).all()
     links = (
@@ -256,8 +256,9 @@ def _erasures(
         for r in rows
     )
     walked = _walk(store, chain.ERASURE_CHAIN, links, report)
-    if walked is not None and rows:
-        yield chain.ERASURE_CHAIN, walked[0], walked[1]
+    if walked is None or not rows:
+        return None
+    return chain.ERASURE_CHAIN, walked[0], walked[1]
 
 
 def _keys(store: Store, conn: Connection, report: VerifyReport) -> None:
@@ -267,21 +268,6 @@ def _keys(store: Store, conn: Connection, report: VerifyReport) -> None:
             report.problem(f"data key {key_ref}: it does not open")
 
 
-def _guarded(
-    chains: Iterator[tuple[str, int, dict[int, bytes]]], report: VerifyReport
-) -> Iterator[tuple[str, int, dict[int, bytes]]]:
-    """Malformed rows (wrong types written behind Engram's back) are problems, not crashes."""
-    while True:
-        try:
-            item = next(chains)
-        except StopIteration:
-            return
-        except (TypeError, ValueError, KeyError, AttributeError) as error:
-            report.problem(f"a chain holds a malformed entry ({type(error).__name__}: {error})")
-            return
-        yield item
-
-
 def verify(
     store: Store, progress: Progress | None = None, cancelled: Cancelled | None = None
 ) -> VerifyReport:
@@ -289,27 +275,30 @@ def verify(
     report = VerifyReport()
     heads: dict[str, tuple[int, dict[int, bytes]]] = {}
     with store.read() as conn:
-        total = (
-            len(set(conn.execute(select(schema.journal.c.person).distinct()).scalars()))
-            + len(set(conn.execute(select(schema.conversations.c.id)).scalars()))
-            + 1
-        )
-        done = 0
-        for walker in (_journals, _logs, _erasures):
-            for chain_id, length, hashes in _guarded(walker(store, conn, report), report):
+        plan = [
+            *((name, _journal) for name in _journal_names(conn)),
+            *((name, _log) for name in _log_names(conn)),
+            (chain.ERASURE_CHAIN, _erasures),
+        ]
+        for done, (name, check) in enumerate(plan, start=1):
+            try:
+                walked = check(store, conn, name, report)
+            except MALFORMED as error:
+                # Wrong types written behind Engram's back are problems, not crashes.
+                report.problem(f"{name}: a malformed entry ({type(error).__name__}: {error})")
+                walked = None
+            if walked is not None:
+                chain_id, length, hashes = walked
                 heads[chain_id] = (length, hashes)
-                done += 1
                 report.chains += 1
-                if progress:
-                    progress(min(done, total), total)
-                if cancelled and cancelled():
-                    report.cancelled = True
-                    report.warnings.append("verify was cancelled before it finished")
-                    return report
+            if progress:
+                progress(done, len(plan))
+            if cancelled and cancelled():
+                report.cancelled = True
+                report.warnings.append("verify was cancelled before it finished")
+                return report
         _keys(store, conn, report)
     _checkpoint(store, heads, report)
-    if progress:
-        progress(total, total)
     return report
 
 
