@@ -6,7 +6,7 @@ person and the staff who support them see everything kept, whatever its scope.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from engram.control.session import PersonSession
 from engram.control.views import NoteView, confidence_arithmetic, usage_json
 from engram.engine.fold import fold_as_of
+from engram.engine.ranking import rank
 from engram.engine.unscoped import unscoped_notes as memory_notes
 from engram.model.clock import iso
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
@@ -32,11 +33,13 @@ MAX_REASON_CHARS = 500
 
 @dataclass(frozen=True, slots=True)
 class NoteFilter:
-    """Which notes a listing shows."""
+    """Which notes a listing shows, in which order (text search is separate: it decrypts)."""
 
     statuses: Collection[NoteStatus] | None = (NoteStatus.ACTIVE,)
     scopes: Collection[Scope] | None = None
     kinds: Collection[Kind] | None = None
+    order: str = "rank"
+    descending: bool = False
 
 
 def _with_text(store: Store, session: PersonSession, notes: list[Note]) -> list[NoteView]:
@@ -59,13 +62,7 @@ def list_notes(
     """
     store, person = session.store, session.person
     if as_of is not None:
-        with store.read() as conn:
-            memory = fold_as_of(journal.events(conn, person, until=as_of), person, as_of)
-        notes = [n for n in memory_notes(memory) if include_closed or n.is_active]
-        if not include_closed:
-            from engram.engine.ranking import rank
-
-            notes = rank(notes)
+        notes = notes_as_of(session, as_of, include_closed=include_closed)
         end = None if limit is None else offset + limit
         return _with_text(store, session, notes[offset:end])
     statuses = None if include_closed else (NoteStatus.ACTIVE,)
@@ -84,26 +81,56 @@ def list_notes(
 def page(
     session: PersonSession, note_filter: NoteFilter, *, offset: int, limit: int
 ) -> tuple[int, list[Note]]:
-    """A total and one page of notes in ranking order, without text (the table decrypts
-    only the rows it shows)."""
+    """A total and one page of notes, without text (a table decrypts only what it shows)."""
+    f = note_filter
     with session.store.read() as conn:
         total = projection.count_notes(
-            conn,
-            session.person,
-            statuses=note_filter.statuses,
-            scopes=note_filter.scopes,
-            kinds=note_filter.kinds,
+            conn, session.person, statuses=f.statuses, scopes=f.scopes, kinds=f.kinds
         )
         notes = projection.unscoped_notes(
             conn,
             session.person,
-            statuses=note_filter.statuses,
-            scopes=note_filter.scopes,
-            kinds=note_filter.kinds,
+            statuses=f.statuses,
+            scopes=f.scopes,
+            kinds=f.kinds,
+            order=f.order,
+            descending=f.descending,
             limit=limit,
             offset=offset,
         )
     return total, notes
+
+
+def matching_text(
+    session: PersonSession,
+    note_filter: NoteFilter,
+    needle: str,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> list[Note]:
+    """Notes whose text contains `needle` (case-insensitive), in the filter's order.
+
+    Text is sealed, so this decrypts page by page; run it off the UI thread.
+    """
+    wanted = needle.casefold()
+    found: list[Note] = []
+    offset = 0
+    while not cancelled():
+        _, notes = page(session, note_filter, offset=offset, limit=500)
+        if not notes:
+            break
+        texts = texts_of(session, notes)
+        found += [n for n in notes if wanted in (texts.get(n.id) or "").casefold()]
+        offset += len(notes)
+    return found
+
+
+def notes_as_of(session: PersonSession, moment: datetime, *, include_closed: bool) -> list[Note]:
+    """Time travel: the notes exactly as they stood at `moment`, by replaying the journal."""
+    store, person = session.store, session.person
+    with store.read() as conn:
+        memory = fold_as_of(journal.events(conn, person, until=moment), person, moment)
+    notes = memory_notes(memory)
+    return notes if include_closed else rank(notes)
 
 
 def texts_of(session: PersonSession, notes: list[Note]) -> dict[NoteId, str | None]:

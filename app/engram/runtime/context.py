@@ -59,11 +59,10 @@ def _bound(store: Store, attribution: Attribution) -> ConversationInfo:
     return info
 
 
-def read_scoped(store: Store, attribution: Attribution, limit: int = CANDIDATES) -> ScopedRead:
+def read_scoped(
+    store: Store, person: PersonId, audience: Audience, limit: int = CANDIDATES
+) -> ScopedRead:
     """The prompt-facing read: scope filter first (S1, S2), then ranking, then text."""
-    info = _bound(store, attribution)
-    audience = audience_of(info, attribution.person)
-    person = attribution.person
     try:
         with store.read() as conn:
             notes = projection.eligible_ranked(conn, person, eligible_scopes(audience), limit)
@@ -77,6 +76,26 @@ def read_scoped(store: Store, attribution: Attribution, limit: int = CANDIDATES)
     ranked = [TextNote(n, t) for n in notes if (t := texts.get(n.text_seq)) is not None]
     digest = [t for d in lines if (t := texts.get(d.seq)) is not None]
     return ScopedRead(audience, ranked, digest, readable=True)
+
+
+def audience_for_turn(store: Store, attribution: Attribution) -> Audience:
+    """Who can read the turn's conversation, relative to its person (S3)."""
+    return audience_of(_bound(store, attribution), attribution.person)
+
+
+def preview_block(store: Store, person: PersonId, audience: Audience) -> AssembledBlock:
+    """The block a turn would get for this audience (the inspector's audience simulator)."""
+    read = read_scoped(store, person, audience)
+    return assemble(read.notes, read.digest, read.audience, notes_readable=read.readable)
+
+
+def preview_recall(
+    store: Store, person: PersonId, audience: Audience, limit: int | None = None
+) -> RecallResult:
+    """What memory_recall would return for this audience."""
+    count = clamp_limit(limit)
+    read = read_scoped(store, person, audience, limit=max(count, MAX_LIMIT))
+    return recall(read.notes, read.digest, read.audience, readable=read.readable, limit=count)
 
 
 def _record_usage(store: Store, attribution: Attribution, notes: list[str], via: str) -> None:
@@ -96,8 +115,7 @@ def assemble_turn(
     store: Store, attribution: Attribution, *, record_usage: bool = False
 ) -> AssembledBlock:
     """The system block for a turn (A1-A9). A real turn records usage; a preview does not."""
-    read = read_scoped(store, attribution)
-    block = assemble(read.notes, read.digest, read.audience, notes_readable=read.readable)
+    block = preview_block(store, attribution.person, audience_for_turn(store, attribution))
     if record_usage:
         _record_usage(store, attribution, [p.note for p in block.placed], "assembly")
     return block
@@ -111,9 +129,8 @@ def recall_turn(
     record_usage: bool = False,
 ) -> RecallResult:
     """memory_recall for a turn (R1, R2)."""
-    count = clamp_limit(limit)
-    read = read_scoped(store, attribution, limit=max(count, MAX_LIMIT))
-    result = recall(read.notes, read.digest, read.audience, readable=read.readable, limit=count)
+    audience = audience_for_turn(store, attribution)
+    result = preview_recall(store, attribution.person, audience, limit)
     if record_usage:
         _record_usage(store, attribution, [t.note.id for t in result.notes], "recall")
     return result

@@ -245,6 +245,15 @@ class ProjectionTarget:
 # ---- reads -------------------------------------------------------------------------------
 
 RANK_ORDER = (N.c.confidence_bp.desc(), N.c.last_source_at.desc(), N.c.valid_from.asc(), N.c.id)
+SORTABLE = {
+    "created": N.c.created_seq,
+    "kind": N.c.kind,
+    "scope": N.c.scope,
+    "confidence": N.c.confidence_bp,
+    "valid_from": N.c.valid_from,
+    "valid_to": N.c.valid_to,
+    "status": N.c.status,
+}
 
 
 def _filtered(
@@ -272,15 +281,20 @@ def unscoped_notes(
     scopes: Collection[Scope] | None = None,
     kinds: Collection[Kind] | None = None,
     order: str = "rank",
+    descending: bool = False,
     limit: int | None = None,
     offset: int = 0,
 ) -> list[Note]:
-    """A page of notes regardless of scope (S5: only allow-listed modules call this)."""
+    """A page of notes regardless of scope (S5: only allow-listed modules call this).
+
+    `order` is "rank" (the engine's ranking) or a key of SORTABLE.
+    """
     query = _filtered(select(N.c.data), person, statuses, scopes, kinds)
     if order == "rank":
         query = query.order_by(*RANK_ORDER)
     else:
-        query = query.order_by(N.c.created_seq)
+        column = SORTABLE[order]
+        query = query.order_by(column.desc() if descending else column.asc(), N.c.created_seq)
     if limit is not None:
         query = query.limit(limit)
     if offset:
