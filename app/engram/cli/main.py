@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     store_cmds.register(commands)
+    store_cmds.register_desk(commands)
     note_cmds.register(commands)
     conversation_cmds.register(commands)
     return parser

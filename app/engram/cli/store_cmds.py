@@ -156,3 +156,21 @@ def cmd_erase(ctx: CommandContext) -> int:
         else:
             emit_line(f"No raw file to scan: {scan.get('note', 'not a file store')}.")
     return 0
+
+
+def register_desk(commands: Any) -> None:
+    """Add `desk`."""
+    p = commands.add_parser("desk", help="open the desktop inspector")
+    p.add_argument("desk_store", nargs="?", metavar="STORE", help="the store to open")
+    p.set_defaults(handler=cmd_desk)
+
+
+def cmd_desk(ctx: CommandContext) -> int:
+    from engram.gui.app import run  # Qt loads only for the inspector
+
+    store = ctx.args.desk_store or ctx.args.store
+    if store is None:
+        from engram.store.location import default_store_path
+
+        store = str(default_store_path())
+    return run(store, ctx.passphrase(), ctx.args.actor)

@@ -1,0 +1,64 @@
+"""`engram desk`: start the inspector (or say how, when there is no display)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtWidgets import QApplication
+
+from engram.gui.controller import InspectorController
+from engram.gui.main_window import MainWindow
+from engram.gui.theme import apply_theme
+
+NO_DISPLAY = (
+    "There is no display here, so the inspector cannot open a window. Run it under a "
+    "virtual display with 'xvfb-run -a engram desk STORE', or use the command line instead: "
+    "'engram persons', 'engram notes list --person P --all', 'engram notes show NOTE "
+    "--person P', 'engram assemble --person P --conversation C', 'engram audit --person P' "
+    "and 'engram verify' show everything the inspector shows."
+)
+
+
+def has_display() -> bool:
+    """Whether Qt has somewhere to draw (a display, Wayland, or an explicit platform)."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+
+
+def build(actor: str | None = None) -> tuple[QApplication, MainWindow, InspectorController]:
+    """The application, its window and controller (tests and `engram desk` share this)."""
+    QCoreApplication.setOrganizationName("Engram")
+    QCoreApplication.setApplicationName("Engram Inspector")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    apply_theme(app)
+    window = MainWindow()
+    settings = QSettings()
+    geometry = settings.value("window/geometry")
+    if geometry is not None:
+        window.restoreGeometry(geometry)
+    controller = InspectorController(window, settings=settings, actor=actor)
+    return app, window, controller
+
+
+def run(store: str | None, passphrase: str | None, actor: str | None = None) -> int:
+    """Open the window; with a passphrase (or keyring) it unlocks straight away."""
+    if not has_display():
+        sys.stderr.write(NO_DISPLAY + "\n")
+        return 2
+    app, window, controller = build(actor)
+    window.show()
+    if store:
+        window.unlock_page.set_recent(controller._recent(), store)
+        if passphrase is not None:
+            controller.unlock(store, passphrase, False)
+    app.aboutToQuit.connect(lambda: _shutdown(window, controller))
+    return int(app.exec())
+
+
+def _shutdown(window: MainWindow, controller: InspectorController) -> None:
+    QSettings().setValue("window/geometry", window.saveGeometry())
+    controller.lock("Closed.")

@@ -1,0 +1,165 @@
+"""A note's detail: versions, what closed it, provenance links, confidence arithmetic, usage."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engram.gui import theme
+from engram.model.scope import Scope
+
+
+def _when(value: str | None) -> str:
+    return (value or "open")[:16].replace("T", " ")
+
+
+def _badge(scope: str) -> str:
+    color = theme.scope_color(Scope(scope)).name()
+    fg = theme.badge_text_color(Scope(scope)).name()
+    return (
+        f'<span style="background:{color}; color:{fg}; padding:1px 6px;'
+        f' border-radius:6px">&nbsp;{scope}&nbsp;</span>'
+    )
+
+
+def render_detail(detail: dict[str, Any]) -> str:
+    """HTML for one note's detail (the same dict `engram notes show --json` prints)."""
+    e = html.escape
+    text = detail["text"] if detail["text"] is not None else "[removed with its conversation]"
+    parts = [
+        f"<h3 style='margin-bottom:2px'>{e(text)}</h3>",
+        f"<p>{_badge(detail['scope'])} &nbsp; {e(detail['kind'].replace('_', ' '))} · "
+        f"{e(detail['durability'])} · <b>{e(detail['status'])}</b></p>",
+        f"<p><b>Valid</b> {_when(detail['valid_from'])} → {_when(detail['valid_to'])}"
+        f"<br><b>Recorded by</b> {e(detail['actor'])}</p>",
+    ]
+    closed = detail.get("closed_by")
+    if closed:
+        by = closed.get("note")
+        link = f" by <a href='note:{e(by)}'>{e(by)}</a>" if by else ""
+        cause = closed.get("cause") or {}
+        evidence = ""
+        if cause.get("conversation"):
+            evidence = (
+                f" on evidence from <a href='turn:{e(cause['conversation'])}/"
+                f"{e(cause.get('turn') or '')}'>{e(cause['conversation'])}</a>"
+            )
+        parts.append(
+            f"<p><b>Closed</b> ({e(closed['type'])}){link}{evidence}, "
+            f"{_when(closed['at'])}, by {e(closed['actor'])}</p>"
+        )
+    conf = detail["confidence"]
+    corroborators = ", ".join(e(c) for c in conf["corroborators"]) or "none yet"
+    parts.append(
+        f"<p><b>Confidence</b> {conf['confidence_bp'] / 100:.0f}%<br>"
+        f"<tt>{e(conf['formula'])}</tt> basis points<br>"
+        f"initial {conf['initial_bp']} + {conf['per_corroborator_bp']} per independent "
+        f"corroborator, at most {conf['cap_bp']}; corroborated by: {corroborators}</p>"
+    )
+    sources = detail["sources"]
+    if sources:
+        rows = "".join(
+            f"<li><a href='turn:{e(s['conversation'])}/{e(s['turn'] or '')}'>"
+            f"{e(s['conversation'])}{' · ' + e(s['turn']) if s['turn'] else ''}</a> "
+            f"<span style='color:gray'>{_when(s['at'])}</span></li>"
+            for s in sources
+        )
+        parts.append(f"<p><b>Provenance</b></p><ul>{rows}</ul>")
+    else:
+        parts.append("<p><b>Provenance</b> the person's own note</p>")
+    versions = detail["versions"]
+    if len(versions) > 1:
+        rows = "".join(
+            f"<li>{'<b>' if v['id'] == detail['id'] else ''}"
+            f"<a href='note:{e(v['id'])}'>{e(v['id'])}</a> [{e(v['status'])}] "
+            f"{e(v['text'] or '[removed]')} <span style='color:gray'>"
+            f"{_when(v['valid_from'])} → {_when(v['valid_to'])}</span>"
+            f"{'</b>' if v['id'] == detail['id'] else ''}</li>"
+            for v in versions
+        )
+        parts.append(f"<p><b>Versions</b></p><ol>{rows}</ol>")
+    usage = detail["usage"]
+    if usage:
+        rows = "".join(
+            f"<li>{_when(u['at'])} · {e(u['via'])} · rank {u['rank']} · "
+            f"{e(u['conversation'] or '')}</li>"
+            for u in usage[-10:]
+        )
+        more = f" (last 10 of {len(usage)})" if len(usage) > 10 else ""
+        parts.append(f"<p><b>Used</b> {len(usage)} times{more}</p><ul>{rows}</ul>")
+    else:
+        parts.append("<p><b>Used</b> not yet put in any turn</p>")
+    history = "".join(
+        f"<li>{_when(h['at'])} · {e(h['type'].replace('_', ' '))} · {e(h['actor'])}</li>"
+        for h in detail["history"]
+    )
+    parts.append(f"<p><b>History</b></p><ul>{history}</ul>")
+    return "".join(parts)
+
+
+class DetailPanel(QWidget):
+    """Shows one note; asks the controller to act on it."""
+
+    edit_requested = Signal()
+    scope_requested = Signal()
+    delete_requested = Signal()
+    turn_requested = Signal(str, str)
+    note_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        self.heading = QLabel("Select a note to see its history and provenance.")
+        self.heading.setWordWrap(True)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.setAccessibleName("Note detail")
+        self.browser.anchorClicked.connect(self._follow)
+        buttons = QHBoxLayout()
+        self.edit_button = QPushButton("&Edit text…")
+        self.scope_button = QPushButton("Change &scope…")
+        self.delete_button = QPushButton("&Delete…")
+        for button, signal, name in (
+            (self.edit_button, self.edit_requested, "Edit the note's text"),
+            (self.scope_button, self.scope_requested, "Change the note's scope"),
+            (self.delete_button, self.delete_requested, "Delete the note"),
+        ):
+            button.setAccessibleName(name)
+            button.clicked.connect(signal.emit)
+            buttons.addWidget(button)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.browser, 1)
+        layout.addLayout(buttons)
+        self.show_detail(None)
+
+    def show_detail(self, detail: dict[str, Any] | None) -> None:
+        """Fill the panel (None: nothing selected)."""
+        self.detail = detail
+        active = bool(detail) and detail is not None and detail["status"] == "active"
+        for button in (self.edit_button, self.scope_button, self.delete_button):
+            button.setEnabled(active)
+        if detail is None:
+            self.heading.setVisible(True)
+            self.browser.setHtml("")
+            return
+        self.heading.setVisible(False)
+        self.browser.setHtml(render_detail(detail))
+
+    def _follow(self, url: QUrl) -> None:
+        target = url.toString()
+        if target.startswith("turn:"):
+            conversation, _, turn = target.removeprefix("turn:").partition("/")
+            self.turn_requested.emit(conversation, turn)
+        elif target.startswith("note:"):
+            self.note_requested.emit(target.removeprefix("note:"))

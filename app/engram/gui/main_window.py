@@ -1,0 +1,249 @@
+"""The inspector's window: layout only. Behaviour lives in gui.controller."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QDateTime, Qt, QTimeZone
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDateTimeEdit,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engram.gui.audience_panel import AudiencePanel
+from engram.gui.audit_panel import AuditPanel
+from engram.gui.conversations_panel import ConversationsPanel
+from engram.gui.detail_panel import DetailPanel
+from engram.gui.notes_model import SCOPE_COLUMN, NotesTableModel, ScopeBadgeDelegate
+from engram.gui.timeline_view import TimelineView
+from engram.gui.unlock_page import UnlockPage
+from engram.model.notes import NoteStatus
+from engram.model.scope import Kind, Scope
+
+
+class NotesFilterBar(QWidget):
+    """Text, status, scope, kind, and time travel."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Find in note text…")
+        self.search.setClearButtonEnabled(True)
+        self.search.setAccessibleName("Find in note text")
+        self.status = QComboBox()
+        self.status.setAccessibleName("Status filter")
+        self.status.addItem("Active", [NoteStatus.ACTIVE.value])
+        self.status.addItem("All intervals", None)
+        self.status.addItem(
+            "Closed only", [s.value for s in NoteStatus if s is not NoteStatus.ACTIVE]
+        )
+        self.scope = QComboBox()
+        self.scope.setAccessibleName("Scope filter")
+        self.scope.addItem("Any scope", None)
+        for scope in Scope:
+            self.scope.addItem(scope.value, [scope.value])
+        self.kind = QComboBox()
+        self.kind.setAccessibleName("Kind filter")
+        self.kind.addItem("Any kind", None)
+        for kind in Kind:
+            self.kind.addItem(kind.value.replace("_", " "), [kind.value])
+        self.time_travel = QCheckBox("As of")
+        self.time_travel.setAccessibleName("Time travel: show the notes as of a moment")
+        self.moment = QDateTimeEdit(QDateTime.currentDateTimeUtc())
+        self.moment.setCalendarPopup(True)
+        self.moment.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.moment.setTimeZone(QTimeZone.utc())
+        self.moment.setAccessibleName("The moment to see the notes as of (UTC)")
+        self.moment.setEnabled(False)
+        self.count = QLabel("")
+        for widget, stretch in (
+            (self.search, 3),
+            (self.status, 0),
+            (self.scope, 0),
+            (self.kind, 0),
+            (self.time_travel, 0),
+            (self.moment, 0),
+            (self.count, 0),
+        ):
+            layout.addWidget(widget, stretch)
+
+
+class MainWindow(QMainWindow):
+    """Unlock page or inspector, menus, status bar."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWindowTitle("Engram Inspector")
+        self.resize(1280, 800)
+        self.stack = QStackedWidget()
+        self.setCentralWidget(self.stack)
+        self.unlock_page = UnlockPage()
+        self.stack.addWidget(self.unlock_page)
+        self.inspector = QWidget()
+        self.stack.addWidget(self.inspector)
+        self._build_inspector()
+        self._build_actions()
+        self._build_status()
+
+    def _build_inspector(self) -> None:
+        layout = QVBoxLayout(self.inspector)
+        layout.setContentsMargins(4, 4, 4, 4)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        people = QWidget()
+        people_layout = QVBoxLayout(people)
+        people_layout.setContentsMargins(0, 0, 0, 0)
+        people_layout.addWidget(QLabel("<b>People</b>"))
+        self.people = QListWidget()
+        self.people.setAccessibleName("People in this store")
+        people_layout.addWidget(self.people)
+        split.addWidget(people)
+
+        self.tabs = QTabWidget()
+        notes_tab = QWidget()
+        notes_layout = QVBoxLayout(notes_tab)
+        self.filters = NotesFilterBar()
+        notes_layout.addWidget(self.filters)
+        self.notes_model = NotesTableModel()
+        self.table = QTableView()
+        self.table.setModel(self.notes_model)
+        self.table.setAccessibleName("Notes")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.setItemDelegateForColumn(SCOPE_COLUMN, ScopeBadgeDelegate(self.table))
+        header = self.table.horizontalHeader()
+        header.setSectionsClickable(True)
+        header.setSortIndicatorShown(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column, width in (
+            (1, 90),
+            (2, 110),
+            (3, 90),
+            (4, 130),
+            (5, 130),
+            (6, 100),
+            (7, 170),
+            (8, 110),
+        ):
+            header.resizeSection(column, width)
+        notes_layout.addWidget(self.table, 1)
+        self.tabs.addTab(notes_tab, "&Notes")
+
+        self.timeline = TimelineView()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.timeline)
+        self.tabs.addTab(scroll, "&Timeline")
+        self.conversations = ConversationsPanel()
+        self.tabs.addTab(self.conversations, "&Conversations")
+        self.audience = AudiencePanel()
+        self.tabs.addTab(self.audience, "&Audience preview")
+        self.audit = AuditPanel()
+        self.tabs.addTab(self.audit, "Au&dit")
+        split.addWidget(self.tabs)
+
+        self.detail = DetailPanel()
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 3)
+        split.setStretchFactor(2, 2)
+        split.setSizes([170, 700, 410])
+        self.splitter = split
+        layout.addWidget(split)
+
+    def _action(self, text: str, shortcut: str | QKeySequence.StandardKey | None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        self.open_action = self._action("&Open store…", QKeySequence.StandardKey.Open)
+        self.lock_action = self._action("&Lock", "Ctrl+L")
+        self.export_action = self._action("&Export person…", "Ctrl+E")
+        self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit)
+        self.edit_action = self._action("&Edit text…", "F2")
+        self.scope_action = self._action("Change &scope…", "Ctrl+Shift+S")
+        self.delete_action = self._action("&Delete note…", QKeySequence.StandardKey.Delete)
+        self.delete_conversation_action = self._action("Delete &conversation…", "Ctrl+Shift+D")
+        self.erase_action = self._action("E&rase person…", "Ctrl+Shift+Del")
+        self.verify_action = self._action("&Verify integrity", "Ctrl+I")
+        self.find_action = self._action("&Find in notes", QKeySequence.StandardKey.Find)
+        self.time_travel_action = self._action("&Time travel", "Ctrl+T")
+        self.refresh_action = self._action("&Refresh", QKeySequence.StandardKey.Refresh)
+        menus = (
+            (
+                "&File",
+                [self.open_action, self.lock_action, self.export_action, None, self.quit_action],
+            ),
+            ("&Note", [self.edit_action, self.scope_action, self.delete_action]),
+            (
+                "&Person",
+                [self.delete_conversation_action, self.erase_action, None, self.verify_action],
+            ),
+            ("&View", [self.find_action, self.time_travel_action, self.refresh_action]),
+        )
+        for title, actions in menus:
+            menu = self.menuBar().addMenu(title)
+            for action in actions:
+                if action is None:
+                    menu.addSeparator()
+                else:
+                    menu.addAction(action)
+        self.tab_actions = []
+        for index in range(self.tabs.count()):
+            action = self._action(f"Show tab {index + 1}", f"Ctrl+{index + 1}")
+            action.triggered.connect(lambda _c=False, i=index: self.tabs.setCurrentIndex(i))
+            self.tab_actions.append(action)
+
+    def _build_status(self) -> None:
+        bar = self.statusBar()
+        self.store_label = QLabel("")
+        self.actor_label = QLabel("")
+        self.actor_label.setAccessibleName("Acting as")
+        self.integrity_label = QLabel("integrity: not checked")
+        self.integrity_label.setAccessibleName("Integrity")
+        self.busy_label = QLabel("")
+        for label in (self.store_label, self.actor_label, self.integrity_label, self.busy_label):
+            bar.addPermanentWidget(label)
+
+    def show_inspector(self, shown: bool) -> None:
+        """Switch between the unlock page and the inspector."""
+        self.stack.setCurrentWidget(self.inspector if shown else self.unlock_page)
+        for action in (
+            self.lock_action,
+            self.export_action,
+            self.edit_action,
+            self.scope_action,
+            self.delete_action,
+            self.delete_conversation_action,
+            self.erase_action,
+            self.verify_action,
+            self.find_action,
+            self.time_travel_action,
+            self.refresh_action,
+            *self.tab_actions,
+        ):
+            action.setEnabled(shown)

@@ -1,0 +1,147 @@
+"""Validity intervals as bars over time: coloured by scope, closed ones visibly ended."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtWidgets import QWidget
+
+from engram.gui import theme
+from engram.model.notes import Note
+
+ROW = 22
+LABEL = 260
+AXIS = 28
+MARGIN = 12
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRow:
+    """One bar: a note and the words to show beside it."""
+
+    note: Note
+    label: str
+
+
+class TimelineView(QWidget):
+    """Paints one row per note; clicking a bar selects the note."""
+
+    note_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Timeline of validity intervals")
+        self.setMouseTracking(True)
+        self._rows: list[TimelineRow] = []
+        self._now = datetime.now(UTC)
+        self._start = self._now - timedelta(days=30)
+        self._selected: str | None = None
+        self.setMinimumHeight(AXIS + ROW * 3)
+
+    def set_rows(self, rows: Sequence[TimelineRow], now: datetime) -> None:
+        """Show these intervals, with `now` as the right edge for open ones."""
+        self._rows = list(rows)
+        self._now = now
+        starts = [r.note.valid_from for r in rows]
+        self._start = min(starts) if starts else now - timedelta(days=30)
+        if self._now - self._start < timedelta(days=1):
+            self._start = self._now - timedelta(days=1)
+        self.setMinimumHeight(AXIS + ROW * max(3, len(rows)) + MARGIN)
+        self.updateGeometry()
+        self.update()
+
+    def select(self, note_id: str | None) -> None:
+        """Outline a note's bar."""
+        self._selected = note_id
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(900, AXIS + ROW * max(3, len(self._rows)) + MARGIN)
+
+    def _x(self, moment: datetime) -> float:
+        span = (self._now - self._start).total_seconds() or 1.0
+        width = max(40, self.width() - LABEL - 2 * MARGIN)
+        return LABEL + MARGIN + width * (moment - self._start).total_seconds() / span
+
+    def bar_rect(self, index: int) -> QRectF:
+        """Where row `index`'s bar is drawn (tests click it)."""
+        note = self._rows[index].note
+        left = self._x(note.valid_from)
+        right = self._x(note.valid_to or self._now)
+        top = AXIS + index * ROW + 4
+        return QRectF(left, top, max(4.0, right - left), ROW - 8)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        palette = self.palette()
+        painter.fillRect(self.rect(), palette.color(QPalette.ColorRole.Base))
+        text_color = palette.color(QPalette.ColorRole.Text)
+        grid = QColor(text_color)
+        grid.setAlpha(40)
+        self._axis(painter, text_color, grid)
+        if not self._rows:
+            painter.setPen(text_color)
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No notes to show.")
+            return
+        metrics = painter.fontMetrics()
+        for index, row in enumerate(self._rows):
+            note = row.note
+            rect = self.bar_rect(index)
+            closed = theme.status_is_closed(note.status)
+            color = theme.scope_color(note.scope)
+            if closed:
+                color.setAlpha(110)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(color)
+            painter.drawRoundedRect(rect, 4, 4)
+            if closed:
+                # A closed interval ends in a hard stop the eye can find.
+                painter.setPen(QPen(text_color, 2))
+                painter.drawLine(
+                    QPointF(rect.right(), rect.top() - 2), QPointF(rect.right(), rect.bottom() + 2)
+                )
+            if note.id == self._selected:
+                painter.setPen(QPen(palette.color(QPalette.ColorRole.Highlight), 2))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRoundedRect(rect.adjusted(-2, -2, 2, 2), 5, 5)
+            painter.setPen(theme.closed_color() if closed else text_color)
+            label = metrics.elidedText(row.label, Qt.TextElideMode.ElideRight, LABEL - 8)
+            painter.drawText(
+                QRectF(MARGIN, rect.top() - 3, LABEL - 4, ROW),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                label,
+            )
+
+    def _axis(self, painter: QPainter, text_color: QColor, grid: QColor) -> None:
+        span = self._now - self._start
+        step = timedelta(days=1) if span <= timedelta(days=20) else timedelta(days=7)
+        if span > timedelta(days=200):
+            step = timedelta(days=30)
+        tick = self._start.replace(hour=0, minute=0, second=0, microsecond=0) + step
+        painter.setPen(text_color)
+        while tick < self._now:
+            x = self._x(tick)
+            painter.setPen(grid)
+            painter.drawLine(QPointF(x, AXIS - 4), QPointF(x, self.height()))
+            painter.setPen(text_color)
+            painter.drawText(QPointF(x + 3, AXIS - 10), tick.strftime("%d %b"))
+            tick += step
+        painter.setPen(QPen(text_color, 1, Qt.PenStyle.DashLine))
+        now_x = self._x(self._now)
+        painter.drawLine(QPointF(now_x, AXIS - 4), QPointF(now_x, self.height()))
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        point = event.position()
+        for index, row in enumerate(self._rows):
+            rect = self.bar_rect(index)
+            band = QRectF(0, rect.top() - 4, self.width(), ROW)
+            if rect.adjusted(-3, -3, 3, 3).contains(point) or band.contains(point):
+                self.select(row.note.id)
+                self.note_clicked.emit(row.note.id)
+                return
+        super().mousePressEvent(event)

@@ -1,0 +1,84 @@
+"""Unlocking: right and wrong passphrase, damaged store, missing keyring, the idle lock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import keyring
+from PySide6.QtCore import Qt
+
+from engram.store.store import Store
+
+from tests.conftest import NoKeyring
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock, wait_idle
+
+
+def _try(qtbot: Any, inspector: Inspector, path: Path, passphrase: str) -> str:
+    page = inspector.window.unlock_page
+    page.store.setEditText(str(path))
+    page.passphrase.clear()
+    qtbot.keyClicks(page.passphrase, passphrase)
+    with qtbot.waitSignal(inspector.controller.failed, timeout=SIGNAL_TIMEOUT) as blocker:
+        qtbot.keyClick(page.passphrase, Qt.Key.Key_Return)
+    return str(blocker.args[0])
+
+
+def test_right_passphrase_opens_the_people_and_notes(qtbot: Any, inspector: Inspector,
+                                                     demo_path: Path) -> None:
+    unlock(qtbot, inspector, demo_path)
+    window = inspector.window
+    assert window.stack.currentWidget() is window.inspector
+    assert window.people.count() == 3
+    assert window.notes_model.rowCount() == 9  # maya's active notes
+    assert "staff:test" in window.actor_label.text()  # staff were asked who they are
+
+
+def test_wrong_passphrase_says_so_and_stays_locked(qtbot: Any, inspector: Inspector,
+                                                   demo_path: Path) -> None:
+    message = _try(qtbot, inspector, demo_path, "not it")
+    assert "passphrase does not open this store" in message
+    assert inspector.window.unlock_page.message.text() == message
+    assert inspector.window.stack.currentWidget() is inspector.window.unlock_page
+    assert inspector.window.unlock_page.passphrase.text() == ""
+
+
+def test_damaged_store_is_a_different_message(qtbot: Any, inspector: Inspector,
+                                              tmp_path: Path) -> None:
+    broken = tmp_path / "broken.engram"
+    broken.write_bytes(b"garbage" * 1000)
+    assert "not an Engram store or is damaged" in _try(qtbot, inspector, broken, "x")
+
+
+def test_no_keyring_backend_explains_the_passphrase_path(qtbot: Any, inspector: Inspector,
+                                                         demo_path: Path) -> None:
+    keyring.set_keyring(NoKeyring())
+    message = _try(qtbot, inspector, demo_path, "")
+    assert "no usable OS keyring" in message and "passphrase" in message
+
+
+def test_remember_on_this_computer_puts_the_key_in_the_keyring(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    inspector.window.unlock_page.remember.setChecked(True)
+    unlock(qtbot, inspector, demo_path)
+    inspector.controller.lock()
+    Store.open(str(demo_path)).close()  # no passphrase needed any more
+
+
+def test_idle_lock_fires_with_a_fake_clock_and_drops_everything(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    inspector.clock[0] += 4 * 60
+    qtbot.wait(60)
+    assert inspector.controller.store is not None  # not yet
+    with qtbot.waitSignal(inspector.controller.locked, timeout=SIGNAL_TIMEOUT):
+        inspector.clock[0] += 61
+    window = inspector.window
+    assert inspector.controller.store is None and inspector.controller.session is None
+    assert window.notes_model.rowCount() == 0 and window.people.count() == 0
+    assert window.stack.currentWidget() is window.unlock_page
+    assert "without activity" in window.unlock_page.message.text()
+    unlock(qtbot, inspector, demo_path)  # and the key is needed again
+    wait_idle(qtbot, inspector)
