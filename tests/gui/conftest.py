@@ -17,7 +17,6 @@ from engram.gui.idle_lock import IdleLock
 from engram.gui.main_window import MainWindow
 from engram.model.scope import Scope
 from engram.store import crypto
-
 from tests.conftest import PASSPHRASE
 
 SIGNAL_TIMEOUT = 10_000

@@ -9,7 +9,6 @@ import keyring
 from PySide6.QtCore import Qt
 
 from engram.store.store import Store
-
 from tests.conftest import NoKeyring
 from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock, wait_idle
 
@@ -24,8 +23,9 @@ def _try(qtbot: Any, inspector: Inspector, path: Path, passphrase: str) -> str:
     return str(blocker.args[0])
 
 
-def test_right_passphrase_opens_the_people_and_notes(qtbot: Any, inspector: Inspector,
-                                                     demo_path: Path) -> None:
+def test_right_passphrase_opens_the_people_and_notes(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
     unlock(qtbot, inspector, demo_path)
     window = inspector.window
     assert window.stack.currentWidget() is window.inspector
@@ -34,8 +34,9 @@ def test_right_passphrase_opens_the_people_and_notes(qtbot: Any, inspector: Insp
     assert "staff:test" in window.actor_label.text()  # staff were asked who they are
 
 
-def test_wrong_passphrase_says_so_and_stays_locked(qtbot: Any, inspector: Inspector,
-                                                   demo_path: Path) -> None:
+def test_wrong_passphrase_says_so_and_stays_locked(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
     message = _try(qtbot, inspector, demo_path, "not it")
     assert "passphrase does not open this store" in message
     assert inspector.window.unlock_page.message.text() == message
@@ -43,15 +44,17 @@ def test_wrong_passphrase_says_so_and_stays_locked(qtbot: Any, inspector: Inspec
     assert inspector.window.unlock_page.passphrase.text() == ""
 
 
-def test_damaged_store_is_a_different_message(qtbot: Any, inspector: Inspector,
-                                              tmp_path: Path) -> None:
+def test_damaged_store_is_a_different_message(
+    qtbot: Any, inspector: Inspector, tmp_path: Path
+) -> None:
     broken = tmp_path / "broken.engram"
     broken.write_bytes(b"garbage" * 1000)
     assert "not an Engram store or is damaged" in _try(qtbot, inspector, broken, "x")
 
 
-def test_no_keyring_backend_explains_the_passphrase_path(qtbot: Any, inspector: Inspector,
-                                                         demo_path: Path) -> None:
+def test_no_keyring_backend_explains_the_passphrase_path(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
     keyring.set_keyring(NoKeyring())
     message = _try(qtbot, inspector, demo_path, "")
     assert "no usable OS keyring" in message and "passphrase" in message

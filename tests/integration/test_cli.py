@@ -211,3 +211,21 @@ def test_console_script_runs_and_reports_usage_errors(tmp_path: Path) -> None:
         timeout=60,
     )
     assert usage.returncode == 2 and "invalid choice" in usage.stderr
+
+
+def test_desk_without_a_display_says_what_to_do_instead(tmp_path: Path) -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "engram", "desk", str(tmp_path / "x.engram")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "xvfb-run" in done.stderr and "engram notes list" in done.stderr
+    assert "Traceback" not in done.stderr

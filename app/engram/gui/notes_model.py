@@ -69,13 +69,13 @@ class ListSource:
     """A list computed elsewhere (time travel, text search)."""
 
     def __init__(self, notes: Sequence[Note]) -> None:
-        self._notes = list(notes)
+        self._items = list(notes)
 
     def total(self) -> int:
-        return len(self._notes)
+        return len(self._items)
 
     def notes(self, offset: int, limit: int) -> Sequence[Note]:
-        return self._notes[offset : offset + limit]
+        return self._items[offset : offset + limit]
 
 
 def _cell(note: Note, key: str, text: str | None) -> str:

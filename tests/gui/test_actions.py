@@ -1,0 +1,207 @@
+"""Actions through the window: each is one call into control/, run off the UI thread."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QDialogButtonBox
+
+from engram.cli.main import main as cli_main
+from engram.gui.dialogs import TypedConfirmDialog
+from engram.model.scope import AudienceKind, Scope
+from tests.conftest import PASSPHRASE
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock, wait_idle
+
+
+def _select(qtbot: Any, inspector: Inspector, text: str) -> str:
+    model = inspector.window.notes_model
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data() == text)
+    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT) as got:
+        inspector.window.table.selectRow(row)
+    return str(got.args[0])
+
+
+def _done(qtbot: Any, inspector: Inspector, action: Any) -> None:
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
+        action()
+    wait_idle(qtbot, inspector)
+
+
+def _texts(inspector: Inspector) -> list[str]:
+    model = inspector.window.notes_model
+    return [str(model.index(r, 0).data()) for r in range(model.rowCount())]
+
+
+def _journal_types(path: Path, person: str) -> list[str]:
+    import sqlite3
+
+    with sqlite3.connect(path) as raw:
+        return [
+            r[0]
+            for r in raw.execute("select type from journal where person=? order by seq", (person,))
+        ]
+
+
+def test_edit_updates_the_table_and_appends_a_journal_event(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    _select(qtbot, inspector, "Lives in Grenoble.")
+    inspector.prompts.text = "Lives in Grenoble, near the Bastille."
+    _done(qtbot, inspector, inspector.window.detail.edit_button.click)
+    assert "Lives in Grenoble, near the Bastille." in _texts(inspector)
+    assert "Lives in Grenoble." not in _texts(inspector)
+    assert _journal_types(demo_path, "maya")[-1] == "corrected"
+    detail = inspector.window.detail.browser.toPlainText()
+    assert "Versions" in detail and "Lives in Grenoble." in detail  # the old version is kept
+    audit = inspector.window.audit.table
+    last = audit.item(audit.rowCount() - 1, 1).text()
+    assert last == "staff:test"
+
+
+def test_change_scope_and_delete_with_a_reason(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    note = _select(qtbot, inspector, "Owes Sam the garden budget draft.")
+    inspector.prompts.scope = Scope.PORTABLE
+    _done(qtbot, inspector, inspector.window.scope_action.trigger)
+    assert inspector.controller.detail["scope"] == "portable"  # type: ignore[index]
+    inspector.prompts.reason = "Sent it on Friday."
+    _done(qtbot, inspector, inspector.window.delete_action.trigger)
+    assert "Owes Sam the garden budget draft." not in _texts(inspector)
+    assert inspector.controller.detail["status"] == "deleted"  # type: ignore[index]
+    assert _journal_types(demo_path, "maya")[-2:] == ["scope_changed", "deleted"]
+    assert inspector.controller.selected == note
+
+
+def test_cancelled_dialogs_change_nothing(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    _select(qtbot, inspector, "Is vegetarian.")
+    before = _journal_types(demo_path, "maya")
+    inspector.prompts.text = None
+    inspector.prompts.reason = None
+    inspector.window.edit_action.trigger()
+    inspector.window.delete_action.trigger()
+    wait_idle(qtbot, inspector)
+    assert _journal_types(demo_path, "maya") == before
+
+
+def test_delete_conversation_previews_the_cascade_then_deletes(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    note = _select(qtbot, inspector, "Lives in Grenoble.")
+    source = inspector.controller.detail["sources"][0]["conversation"]  # type: ignore[index]
+    inspector.prompts.typed = "delete"
+    _done(qtbot, inspector, lambda: inspector.window.conversations.delete_requested.emit(source))
+    title, preview = inspector.prompts.confirmations[-1]
+    assert title == "Delete conversation"
+    assert "These notes close" in preview and "Lives in Grenoble." in preview
+    assert "These notes survive" in preview and "Is vegetarian." in preview
+    assert "Lives in Grenoble." not in _texts(inspector)
+    assert "Is vegetarian." in _texts(inspector)
+    assert note != ""
+
+
+def test_delete_conversation_refuses_the_wrong_words(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    conversation = inspector.window.conversations
+    qtbot.waitUntil(lambda: conversation.list.count() > 0, timeout=SIGNAL_TIMEOUT)
+    conversation.list.setCurrentRow(0)
+    inspector.prompts.typed = "Delete"
+    with qtbot.waitSignal(inspector.controller.failed, timeout=SIGNAL_TIMEOUT) as got:
+        inspector.window.delete_conversation_action.trigger()
+    assert "Nothing was deleted" in got.args[0]
+    wait_idle(qtbot, inspector)
+    assert conversation.list.count() == 6
+
+
+def test_erase_needs_the_typed_id_and_then_reports(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    inspector.prompts.typed = "MAYA"
+    with qtbot.waitSignal(inspector.controller.failed, timeout=SIGNAL_TIMEOUT) as got:
+        inspector.window.erase_action.trigger()
+    assert "nothing was erased" in got.args[0]
+    wait_idle(qtbot, inspector)
+    assert inspector.window.people.count() == 3
+    inspector.prompts.typed = "maya"
+    _done(qtbot, inspector, inspector.window.erase_action.trigger)
+    title, report = inspector.prompts.reports[-1]
+    assert title == "maya was erased"
+    assert json.loads(report)["raw_file_scan"]["found"] == 0
+    qtbot.waitUntil(lambda: inspector.window.people.count() == 2, timeout=SIGNAL_TIMEOUT)
+    assert inspector.window.notes_model.rowCount() == 0
+
+
+def test_typed_confirmation_dialog_wakes_only_for_the_exact_words(qtbot: Any) -> None:
+    dialog = TypedConfirmDialog("Erase person", "<p>sure?</p>", "maya", "Erase everything")
+    qtbot.addWidget(dialog)
+    qtbot.keyClicks(dialog.field, "Maya")
+    assert not dialog.action.isEnabled()
+    dialog.field.clear()
+    qtbot.keyClicks(dialog.field, "maya")
+    assert dialog.action.isEnabled()
+    assert dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel) is not None
+
+
+def test_audience_preview_equals_the_cli(
+    qtbot: Any, inspector: Inspector, demo_path: Path, monkeypatch: Any
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    panel = inspector.window.audience
+    monkeypatch.setenv("GUI_TEST_PASSPHRASE", PASSPHRASE)
+    for kind, surface_people in (
+        (AudienceKind.SUBJECT_ALONE, "maya"),
+        (AudienceKind.SHARED, "maya,sam"),
+    ):
+        panel.choose(kind)
+        with qtbot.waitSignal(inspector.controller.preview_shown, timeout=SIGNAL_TIMEOUT):
+            panel.refresh.click()
+        wait_idle(qtbot, inspector)
+        shown = panel.block.toPlainText()
+        out = io.StringIO()
+        base = ["--store", str(demo_path), "--passphrase-env", "GUI_TEST_PASSPHRASE"]
+        with redirect_stdout(out):
+            cli_main([*base, "conversation", "start", "--participants", surface_people])
+        conversation = out.getvalue().strip()
+        out = io.StringIO()
+        with redirect_stdout(out):
+            cli_main(
+                [*base, "assemble", "--person", "maya", "--conversation", conversation, "--json"]
+            )
+        assert shown == json.loads(out.getvalue())["block"]
+        assert panel.budget.value() == len(shown)
+    assert "withheld" in panel.block.toPlainText()
+
+
+def test_verify_with_progress_sets_the_integrity_badge(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    with qtbot.waitSignal(inspector.controller.verified, timeout=SIGNAL_TIMEOUT) as got:
+        inspector.window.verify_action.trigger()
+    assert got.args == [True]
+    assert "verified" in inspector.window.integrity_label.text()
+    assert inspector.window.audit.progress.value() == inspector.window.audit.progress.maximum()
+
+
+def test_export_writes_everything_kept(
+    qtbot: Any, inspector: Inspector, demo_path: Path, tmp_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    target = tmp_path / "maya.json"
+    inspector.prompts.path = str(target)
+    _done(qtbot, inspector, inspector.window.export_action.trigger)
+    data = json.loads(target.read_text())
+    assert data["person"] == "maya" and data["exported_by"] == "staff:test"
