@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Open Engram on the demo store, building it on first run.
+# Open the Engram inspector on the demo store, building the store on first run.
+# Without a display, `engram desk` says how to run it under xvfb-run and what the CLI offers.
 # The demo store is public sample data, so its passphrase is simply "demo".
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,13 +12,16 @@ engram=("$venv/bin/engram" --store "$store" --passphrase-env ENGRAM_DEMO_PASSPHR
 if [ ! -f "$store" ]; then
   "${engram[@]}" demo
 fi
-echo
-echo "People in $store:"
-"${engram[@]}" persons
-echo
-echo "Maya's active notes:"
-"${engram[@]}" notes list --person maya
-echo
-echo "Try: ${engram[*]} notes list --person maya --all"
-echo "     ${engram[*]} conversations list --person maya"
-echo "     ${engram[*]} verify"
+status=0
+"${engram[@]}" --actor staff:demo desk "$store" --person maya || status=$?
+if [ "$status" = 2 ]; then
+  # No display: the inspector said how to run it; show what the store holds meanwhile.
+  echo
+  echo "People in $store:"
+  "${engram[@]}" persons
+  echo
+  echo "Maya's active notes:"
+  "${engram[@]}" notes list --person maya
+  status=0
+fi
+exit "$status"

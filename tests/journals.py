@@ -108,7 +108,9 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
             elif op == "used":
                 kind, body = EventType.ITEM_USED, {"notes": active[:3], "via": "assembly"}
             else:
-                kind, body = EventType.DIGEST_LINE_ADDED, {"conversation": conversation}
+                kind = EventType.DIGEST_LINE_ADDED
+                scope = draw(st.sampled_from(list(Scope))).value
+                body = {"conversation": conversation, "scope": scope}
         events.append(_apply(memory, kind, body, at, cause))
     return events
 

@@ -169,3 +169,18 @@ def test_F5_reopening_a_store_gives_byte_identical_state(store: Store, store_pat
     reopened.close()
     assert stored == replayed
     assert after == before
+
+
+def test_S2_private_digest_lines_never_reach_a_shared_audience(store: Store) -> None:
+    from engram.runtime.note_writes import add_digest_line
+
+    own = start_conversation(store, [ANA])
+    add_digest_line(store, ANA, own.id, "Talked about her divorce")
+    add_digest_line(store, ANA, own.id, "Planned the team offsite", scope=Scope.PORTABLE)
+    shared = start_conversation(store, [ANA, BEN])
+    block = assemble_turn(store, Attribution(ANA, shared.id)).block
+    answer = recall_turn(store, Attribution(ANA, shared.id))
+    assert "Planned the team offsite" in block and "divorce" not in block
+    assert answer.digest == ("Planned the team offsite",)
+    alone = assemble_turn(store, Attribution(ANA, own.id)).block
+    assert "divorce" in alone

@@ -162,6 +162,7 @@ def register_desk(commands: Any) -> None:
     """Add `desk`."""
     p = commands.add_parser("desk", help="open the desktop inspector")
     p.add_argument("desk_store", nargs="?", metavar="STORE", help="the store to open")
+    p.add_argument("--person", help="open this person's notes first")
     p.set_defaults(handler=cmd_desk)
 
 
@@ -173,4 +174,4 @@ def cmd_desk(ctx: CommandContext) -> int:
         from engram.store.location import default_store_path
 
         store = str(default_store_path())
-    return run(store, ctx.passphrase(), ctx.args.actor)
+    return run(store, ctx.passphrase(), ctx.args.actor, ctx.args.person)

@@ -206,7 +206,9 @@ def _play(s: _Script) -> None:
         (c3, t3[3]),
         confidence_bp=7000,
     )
-    note_writes.add_digest_line(store, MAYA, c3, "Planned the garden project budget with Sam.")
+    note_writes.add_digest_line(
+        store, MAYA, c3, "Planned the garden project budget with Sam.", scope=Scope.PORTABLE
+    )
 
     s.later(days=3)
     c4, t4 = s.chat(

@@ -232,7 +232,12 @@ def _on_conversation_deleted(target: FoldTarget, event: Event) -> None:
 def _on_digest_line(target: FoldTarget, event: Event) -> None:
     conversation = event.body.get("conversation")
     target.add_digest(
-        DigestLine(event.seq, event.at, ConversationId(conversation) if conversation else None)
+        DigestLine(
+            event.seq,
+            event.at,
+            ConversationId(conversation) if conversation else None,
+            Scope(event.body.get("scope", Scope.UNSPECIFIED.value)),
+        )
     )
 
 

@@ -44,12 +44,18 @@ def build(actor: str | None = None) -> tuple[QApplication, MainWindow, Inspector
     return app, window, controller
 
 
-def run(store: str | None, passphrase: str | None, actor: str | None = None) -> int:
-    """Open the window; with a passphrase (or keyring) it unlocks straight away."""
+def run(
+    store: str | None,
+    passphrase: str | None,
+    actor: str | None = None,
+    person: str | None = None,
+) -> int:
+    """Open the window; with a passphrase it unlocks straight away (at `person`, if given)."""
     if not has_display():
         sys.stderr.write(NO_DISPLAY + "\n")
         return 2
     app, window, controller = build(actor)
+    controller.first_person = person
     window.show()
     if store:
         window.unlock_page.set_recent(controller._recent(), store)

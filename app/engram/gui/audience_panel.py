@@ -58,6 +58,7 @@ class AudiencePanel(QWidget):
         self.block.setAccessibleName("The system block turn assembly would build")
         self.dropped = QListWidget()
         self.dropped.setAccessibleName("What was dropped and why")
+        self.dropped.setMaximumHeight(110)
         self.recall = QPlainTextEdit()
         self.recall.setReadOnly(True)
         self.recall.setAccessibleName("What memory_recall would return")

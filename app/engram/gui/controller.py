@@ -73,6 +73,7 @@ class InspectorController(QObject):
         self.preset_actor = actor
         self.actor: str | None = actor
         self.people: list[PersonSummary] = []
+        self.first_person: str | None = None
         self.selected: str | None = None
         self.detail: dict[str, Any] | None = None
         self._verify_task: Task | None = None
@@ -208,7 +209,9 @@ class InspectorController(QObject):
         if len(people) == 1 and self.actor is None:
             self.actor = people[0].id  # an individual's own store opens to their notes
         if people:
-            self.w.people.setCurrentRow(0)
+            ids: list[str] = [p.id for p in people]
+            first = ids.index(self.first_person) if self.first_person in ids else 0
+            self.w.people.setCurrentRow(first)
 
     def lock(self, message: str = "Locked.") -> None:
         """Drop every decrypted thing and the key; the unlock page asks again."""
@@ -247,8 +250,12 @@ class InspectorController(QObject):
         w.people.clear()
         for person in people:
             item = QListWidgetItem(
-                f"{person.id}\n{person.active_notes} active · "
-                f"{person.all_notes} notes · {person.conversations} chats"
+                f"{person.id}\n{person.active_notes} active of {person.all_notes} · "
+                f"{person.conversations} chats"
+            )
+            item.setToolTip(
+                f"{person.active_notes} active notes, {person.all_notes} in all, "
+                f"{person.conversations} conversations"
             )
             item.setData(PERSON_ROLE, person.id)
             w.people.addItem(item)

@@ -38,7 +38,7 @@ class ConversationsPanel(QWidget):
         self.transcript.setAccessibleName("Transcript")
         split.addWidget(self.list)
         split.addWidget(self.transcript)
-        split.setSizes([320, 700])
+        split.setSizes([300, 700])
         layout.addWidget(split, 1)
         row = QHBoxLayout()
         self.delete_button = QPushButton("Delete conversation…")
@@ -58,8 +58,8 @@ class ConversationsPanel(QWidget):
         for info in infos:
             flags = " · incognito" if info.incognito else ""
             label = (
-                f"{info.created_at:%Y-%m-%d %H:%M}  {info.surface.value}{flags}\n"
-                f"{info.id} · {', '.join(info.participants)}"
+                f"{info.created_at:%Y-%m-%d %H:%M} · {info.surface.value}{flags}\n"
+                f"{', '.join(info.participants)} · {info.id}"
             )
             item = QListWidgetItem(label)
             item.setData(CONVERSATION_ROLE, info.id)

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateTimeEdit,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -46,6 +45,7 @@ class NotesFilterBar(QWidget):
         self.search.setPlaceholderText("Find in note text…")
         self.search.setClearButtonEnabled(True)
         self.search.setAccessibleName("Find in note text")
+        self.search.setMinimumWidth(200)
         self.status = QComboBox()
         self.status.setAccessibleName("Status filter")
         self.status.addItem("Active", [NoteStatus.ACTIVE.value])
@@ -134,17 +134,9 @@ class MainWindow(QMainWindow):
         header.setSectionsClickable(True)
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column, width in (
-            (1, 90),
-            (2, 110),
-            (3, 90),
-            (4, 130),
-            (5, 130),
-            (6, 100),
-            (7, 170),
-            (8, 110),
-        ):
+        header.setStretchLastSection(True)
+        widths = (270, 90, 104, 84, 122, 122, 96, 200, 100)
+        for column, width in enumerate(widths):
             header.resizeSection(column, width)
         notes_layout.addWidget(self.table, 1)
         self.tabs.addTab(notes_tab, "&Notes")
@@ -167,7 +159,7 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 3)
         split.setStretchFactor(2, 2)
-        split.setSizes([170, 700, 410])
+        split.setSizes([200, 700, 380])
         self.splitter = split
         layout.addWidget(split)
 

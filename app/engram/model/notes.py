@@ -136,6 +136,7 @@ class DigestLine:
     seq: int
     at: datetime
     conversation: ConversationId | None
+    scope: Scope = Scope.UNSPECIFIED
 
 
 @dataclass(frozen=True, slots=True)

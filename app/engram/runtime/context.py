@@ -66,7 +66,9 @@ def read_scoped(
     try:
         with store.read() as conn:
             notes = projection.eligible_ranked(conn, person, eligible_scopes(audience), limit)
-            lines = projection.recent_digest(conn, person, MAX_DIGEST_LINES)
+            lines = projection.recent_digest(
+                conn, person, MAX_DIGEST_LINES, eligible_scopes(audience)
+            )
             seqs = [n.text_seq for n in notes] + [d.seq for d in lines]
             texts = journal.texts(store, conn, person, seqs)
     except (CorruptStore, SQLAlchemyError) as error:

@@ -139,16 +139,21 @@ def contradict(
 
 
 def add_digest_line(
-    store: Store, person: PersonId, conversation: ConversationId, text: str, actor: str = "runtime"
+    store: Store,
+    person: PersonId,
+    conversation: ConversationId,
+    text: str,
+    actor: str = "runtime",
+    scope: Scope = Scope.UNSPECIFIED,
 ) -> None:
-    """A recent-conversation digest line for the person."""
+    """A recent-conversation digest line; private unless said otherwise, like any note (S2)."""
     cause = Cause(conversation)
     with store.write() as txn:
         writable_conversation(txn, person, conversation)
         event = NewEvent(
             E.DIGEST_LINE_ADDED,
             actor,
-            {"conversation": conversation},
+            {"conversation": conversation, "scope": scope.value},
             cause,
             check_text(text),
             conversation,

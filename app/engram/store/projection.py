@@ -164,6 +164,7 @@ class ProjectionTarget:
                         "seq": d.seq,
                         "at": to_micros(d.at),
                         "conversation": d.conversation,
+                        "scope": d.scope.value,
                     }
                     for d in self._digest
                 ],
@@ -359,13 +360,21 @@ def eligible_ranked(
     return [note_from_json(data) for data in conn.execute(query).scalars()]
 
 
-def recent_digest(conn: Connection, person: PersonId, limit: int) -> list[DigestLine]:
-    """The newest digest lines first."""
+def recent_digest(
+    conn: Connection, person: PersonId, limit: int, scopes: Iterable[Scope] | None = None
+) -> list[DigestLine]:
+    """The newest digest lines first; with `scopes`, only lines of those scopes (S2)."""
     D = schema.digest_lines
-    rows = conn.execute(select(D).where(D.c.person == person).order_by(D.c.seq.desc()).limit(limit))
+    query = select(D).where(D.c.person == person)
+    if scopes is not None:
+        query = query.where(D.c.scope.in_([s.value for s in scopes]))
+    rows = conn.execute(query.order_by(D.c.seq.desc()).limit(limit))
     return [
         DigestLine(
-            r.seq, from_micros(r.at), ConversationId(r.conversation) if r.conversation else None
+            r.seq,
+            from_micros(r.at),
+            ConversationId(r.conversation) if r.conversation else None,
+            Scope(r.scope),
         )
         for r in rows
     ]

@@ -143,6 +143,7 @@ digest_lines = Table(
     Column("seq", BigInteger, primary_key=True),
     Column("at", BigInteger, nullable=False),
     Column("conversation", ID, nullable=True),
+    Column("scope", String(20), nullable=False),
 )
 
 processed_turns = Table(

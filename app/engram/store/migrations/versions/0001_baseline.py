@@ -122,6 +122,7 @@ def upgrade() -> None:
         sa.Column("seq", sa.BigInteger, primary_key=True),
         sa.Column("at", sa.BigInteger, nullable=False),
         sa.Column("conversation", ID, nullable=True),
+        sa.Column("scope", sa.String(20), nullable=False),
     )
     op.create_table(
         "processed_turns",
