@@ -130,6 +130,12 @@ def open_person(qtbot: Any, inspector: Inspector, person: str) -> None:
     raise AssertionError(f"{person} is not listed")
 
 
+def show_tab(qtbot: Any, inspector: Inspector, tab: Any) -> None:
+    """Click a tab and wait for it to load (tabs out of sight load when shown)."""
+    inspector.window.tabs.setCurrentWidget(tab)
+    wait_idle(qtbot, inspector)
+
+
 def wait_idle(qtbot: Any, inspector: Inspector) -> None:
     """Wait until no background task is queued or running (and its result delivered)."""
     qtbot.waitUntil(lambda: not inspector.controller.tasks.busy, timeout=SIGNAL_TIMEOUT)

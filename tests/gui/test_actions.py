@@ -14,7 +14,7 @@ from engram.cli.main import main as cli_main
 from engram.gui.dialogs import TypedConfirmDialog
 from engram.model.scope import AudienceKind, Scope
 from tests.conftest import PASSPHRASE
-from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock, wait_idle
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, show_tab, unlock, wait_idle
 
 
 def _select(qtbot: Any, inspector: Inspector, text: str) -> str:
@@ -58,9 +58,9 @@ def test_edit_updates_the_table_and_appends_a_journal_event(
     assert _journal_types(demo_path, "maya")[-1] == "corrected"
     detail = inspector.window.detail.browser.toPlainText()
     assert "Versions" in detail and "Lives in Grenoble." in detail  # the old version is kept
-    audit = inspector.window.audit.table
-    last = audit.item(audit.rowCount() - 1, 1).text()
-    assert last == "staff:test"
+    show_tab(qtbot, inspector, inspector.window.audit)
+    audit = inspector.window.audit.model
+    assert audit.index(audit.rowCount() - 1, 1).data() == "staff:test"
 
 
 def test_change_scope_and_delete_with_a_reason(
@@ -115,6 +115,7 @@ def test_delete_conversation_refuses_the_wrong_words(
 ) -> None:
     unlock(qtbot, inspector, demo_path)
     conversation = inspector.window.conversations
+    show_tab(qtbot, inspector, conversation)
     qtbot.waitUntil(lambda: conversation.list.count() > 0, timeout=SIGNAL_TIMEOUT)
     conversation.list.setCurrentRow(0)
     inspector.prompts.typed = "Delete"

@@ -10,7 +10,7 @@ from PySide6.QtCore import QDateTime, Qt, QTimeZone
 
 from engram.gui.notes_model import COLUMNS
 from engram.model.notes import NoteStatus
-from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock, wait_idle
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, show_tab, unlock, wait_idle
 
 ASCENDING, DESCENDING = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder
 
@@ -119,7 +119,7 @@ def test_provenance_link_opens_the_conversation_at_the_turn(
 def test_timeline_bars_select_notes(qtbot: Any, inspector: Inspector, demo_path: Path) -> None:
     unlock(qtbot, inspector, demo_path)
     timeline = inspector.window.timeline
-    inspector.window.tabs.setCurrentIndex(1)
+    show_tab(qtbot, inspector, inspector.window.timeline_tab)
     assert len(timeline._rows) == 13
     index = next(i for i, r in enumerate(timeline._rows) if r.label == "Lives in Lyon.")
     assert timeline._rows[index].note.valid_to is not None  # drawn as a closed interval

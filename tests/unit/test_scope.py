@@ -89,7 +89,12 @@ def test_S4_where_a_note_was_learned_does_not_decide_its_scope() -> None:
 
 # ---- S5 ------------------------------------------------------------------------------------
 
-ACCESSOR_NAMES = {"unscoped_notes", "unscoped_note", "unscoped_notes_touching"}
+
+def _accessor(name: str) -> bool:
+    """The accessor family: `unscoped_notes` and every `unscoped_*` read beside it."""
+    return name.startswith("unscoped_")
+
+
 # Where the accessor family is defined (infrastructure), not called.
 DEFINERS = {"engram.engine.unscoped", "engram.store.projection"}
 # Private note storage may be read only by the model, the accessor and the scope rule.
@@ -111,12 +116,14 @@ def accessor_callers(modules: list[tuple[str, ast.Module]]) -> dict[str, set[str
     for name, tree in modules:
         for node in ast.walk(tree):
             hit = None
-            if isinstance(node, ast.Name) and node.id in ACCESSOR_NAMES:
+            if isinstance(node, ast.Name) and _accessor(node.id):
                 hit = node.id
-            elif isinstance(node, ast.Attribute) and node.attr in ACCESSOR_NAMES | {"_notes"}:
+            elif isinstance(node, ast.Attribute) and (
+                _accessor(node.attr) or node.attr == "_notes"
+            ):
                 hit = node.attr
             elif isinstance(node, ast.ImportFrom):
-                hit = next((a.name for a in node.names if a.name in ACCESSOR_NAMES), None)
+                hit = next((a.name for a in node.names if _accessor(a.name)), None)
             if hit:
                 uses.setdefault(name, set()).add(hit)
     return uses

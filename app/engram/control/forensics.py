@@ -50,9 +50,8 @@ def audit_log(session: PersonSession, *, limit: int | None = None) -> list[dict[
     """The person's journal as a readable log: time, actor, action, cause (newest last)."""
     store, person = session.store, session.person
     with store.read() as conn:
-        events = list(journal.events(conn, person))
-        if limit is not None:
-            events = events[-limit:]
+        after = 0 if limit is None else max(0, journal.head_seq(conn, person) - limit)
+        events = list(journal.events(conn, person, after_seq=after))
         texts = journal.texts(
             store, conn, person, [e.seq for e in events if e.type in _TEXT_EVENTS]
         )

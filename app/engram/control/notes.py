@@ -6,7 +6,7 @@ person and the staff who support them see everything kept, whatever its scope.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -99,6 +99,27 @@ def page(
             offset=offset,
         )
     return total, notes
+
+
+def ordered_ids(session: PersonSession, note_filter: NoteFilter) -> list[NoteId]:
+    """Every matching note id, in the filter's order (an id-based table's rows)."""
+    f = note_filter
+    with session.store.read() as conn:
+        return projection.unscoped_note_ids(
+            conn,
+            session.person,
+            statuses=f.statuses,
+            scopes=f.scopes,
+            kinds=f.kinds,
+            order=f.order,
+            descending=f.descending,
+        )
+
+
+def notes_by_ids(session: PersonSession, ids: Sequence[NoteId]) -> list[Note]:
+    """This person's notes with these ids, in that order (ids of others are skipped, C1)."""
+    with session.store.read() as conn:
+        return projection.unscoped_notes_by_ids(conn, session.person, ids)
 
 
 def matching_text(

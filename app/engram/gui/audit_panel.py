@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -12,13 +12,56 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 COLUMNS = ("When", "Actor", "Action", "Cause")
+Index = QModelIndex | QPersistentModelIndex
+
+
+def _cells(row: dict[str, Any]) -> tuple[str, str, str, str]:
+    cause = row.get("cause") or {}
+    extra = row.get("reason") or ""
+    return (
+        (row["at"] or "")[:19].replace("T", " "),
+        row["actor"],
+        row["action"] + (f" — “{extra}”" if extra else ""),
+        " · ".join(v for v in (cause.get("conversation"), cause.get("turn")) if v),
+    )
+
+
+class AuditModel(QAbstractTableModel):
+    """Journal rows, formatted only when a cell is painted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        """Show these rows."""
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+            return None
+        return _cells(self.rows[index.row()])[index.column()]
 
 
 class AuditPanel(QWidget):
@@ -30,14 +73,19 @@ class AuditPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.span = QLabel("")
+        layout.addWidget(self.span)
+        self.model = AuditModel()
+        self.table = QTableView()
+        self.table.setModel(self.model)
         self.table.setAccessibleName("Audit log")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.resizeSection(0, 150)  # fixed widths: sizing to contents reads every row
+        header.resizeSection(1, 130)
         layout.addWidget(self.table, 1)
         row = QHBoxLayout()
         self.verify_button = QPushButton("&Verify integrity")
@@ -57,21 +105,15 @@ class AuditPanel(QWidget):
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
 
     def show_log(self, rows: list[dict[str, Any]]) -> None:
-        """Fill the table."""
-        self.table.setRowCount(len(rows))
-        for index, row in enumerate(rows):
-            cause = row.get("cause") or {}
-            extra = row.get("reason") or ""
-            cells = (
-                (row["at"] or "")[:19].replace("T", " "),
-                row["actor"],
-                row["action"] + (f" — “{extra}”" if extra else ""),
-                " · ".join(v for v in (cause.get("conversation"), cause.get("turn")) if v),
-            )
-            for column, value in enumerate(cells):
-                self.table.setItem(index, column, QTableWidgetItem(value))
-        self.table.resizeColumnToContents(0)
-        self.table.resizeColumnToContents(1)
+        """Fill the table (the newest entries, when the journal is long)."""
+        first = rows[0]["seq"] if rows else 1
+        self.span.setText(
+            f"The newest {len(rows)} entries (from entry {first}); 'engram audit' and Export "
+            "give the whole journal."
+            if first > 1
+            else f"All {len(rows)} journal entries."
+        )
+        self.model.set_rows(rows)
         if rows:
             self.table.scrollToBottom()
 
@@ -90,4 +132,5 @@ class AuditPanel(QWidget):
 
     def clear(self) -> None:
         """Forget what was shown (locking)."""
-        self.table.setRowCount(0)
+        self.model.set_rows([])
+        self.span.setText("")

@@ -32,6 +32,7 @@ from engram.store.store import Store
 
 PERSON_ROLE = Qt.ItemDataRole.UserRole + 3
 TIMELINE_ROWS = 300
+AUDIT_ROWS = 1000  # the newest; `engram audit` and export give the whole journal
 
 
 class InspectorController(QObject):
@@ -73,6 +74,8 @@ class InspectorController(QObject):
         self.preset_actor = actor
         self.actor: str | None = actor
         self.people: list[PersonSummary] = []
+        self._stale: set[str] = set()
+        self._pending_turn: tuple[str, str] | None = None
         self.first_person: str | None = None
         self.selected: str | None = None
         self.detail: dict[str, Any] | None = None
@@ -108,6 +111,7 @@ class InspectorController(QObject):
         w.find_action.triggered.connect(self._focus_search)
         w.time_travel_action.triggered.connect(w.filters.time_travel.toggle)
         w.people.currentItemChanged.connect(self._person_changed)
+        w.tabs.currentChanged.connect(lambda _i: self._refresh_current_tab())
         f = w.filters
         f.search.textChanged.connect(lambda _t: self._search_timer.start())
         for combo in (f.status, f.scope, f.kind):
@@ -356,6 +360,8 @@ class InspectorController(QObject):
             if self.session is not session:
                 return
             self.w.notes_model.set_source(session, source)
+            if isinstance(source, LiveSource):
+                self.tasks.run(lambda _: source.load_ids())
             total = source.total()
             when = f" as of {moment:%Y-%m-%d %H:%M} UTC" if moment else ""
             self.w.filters.count.setText(f"{total} note{'s' if total != 1 else ''}{when}")
@@ -406,11 +412,30 @@ class InspectorController(QObject):
             self.select_note(self.selected)
         else:
             self.w.detail.show_detail(None)
-        self._refresh_timeline()
-        self._refresh_conversations()
-        self._refresh_audit()
-        self.preview(self.w.audience.chosen())
+        # Tabs out of sight refresh when they are shown: less work while the person waits.
+        self._stale = {"timeline", "conversations", "audit", "audience"}
+        self._refresh_current_tab()
         self._refresh_people()
+
+    def _refresh_current_tab(self) -> None:
+        w = self.w
+        tab = {
+            w.timeline_tab: "timeline",
+            w.conversations: "conversations",
+            w.audit: "audit",
+            w.audience: "audience",
+        }.get(w.tabs.currentWidget())
+        if tab is None or tab not in self._stale or self.session is None:
+            return
+        self._stale.discard(tab)
+        if tab == "timeline":
+            self._refresh_timeline()
+        elif tab == "conversations":
+            self._refresh_conversations()
+        elif tab == "audit":
+            self._refresh_audit()
+        else:
+            self.preview(w.audience.chosen())
 
     def _refresh_people(self) -> None:
         store = self.store
@@ -451,9 +476,15 @@ class InspectorController(QObject):
         session = self.session
         if session is None:
             return
+
+        def done(infos: Any) -> None:
+            self.w.conversations.show_conversations(infos)
+            pending, self._pending_turn = self._pending_turn, None
+            if pending is not None:
+                self._select_turn(*pending)
+
         self.tasks.run(
-            lambda _: runtime_conversations.conversations_of(session.store, session.person),
-            lambda infos: self.w.conversations.show_conversations(infos),
+            lambda _: runtime_conversations.conversations_of(session.store, session.person), done
         )
 
     def _refresh_audit(self) -> None:
@@ -465,7 +496,7 @@ class InspectorController(QObject):
             self.w.audit.show_log(rows)
             self.audit_shown.emit()
 
-        self.tasks.run(lambda _: forensics.audit_log(session), done)
+        self.tasks.run(lambda _: forensics.audit_log(session, limit=AUDIT_ROWS), done)
 
     def show_transcript(self, conversation: str) -> None:
         """Load one conversation's turns."""
@@ -483,7 +514,18 @@ class InspectorController(QObject):
 
     def open_turn(self, conversation: str, turn: str) -> None:
         """Provenance: open the conversation at the turn a note came from."""
+        if "conversations" in self._stale or self.w.conversations.list.count() == 0:
+            self._pending_turn = (conversation, turn)  # selected once the list has loaded
+            self._stale.add("conversations")
+            if self.w.tabs.currentWidget() is self.w.conversations:
+                self._refresh_current_tab()
+            else:
+                self.w.tabs.setCurrentWidget(self.w.conversations)
+            return
         self.w.tabs.setCurrentWidget(self.w.conversations)
+        self._select_turn(conversation, turn)
+
+    def _select_turn(self, conversation: str, turn: str) -> None:
         if not self.w.conversations.select(conversation, turn or None):
             self._fail(f"Conversation {conversation} is no longer in this store.")
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRect, Qt
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from engram.control import notes as memory_control
@@ -22,7 +22,7 @@ from engram.model.ids import NoteId
 from engram.model.notes import Note
 from engram.model.scope import Scope
 
-PAGE = 100
+PAGE = 50
 COLUMNS = (
     ("text", "Text"),
     ("kind", "Kind"),
@@ -39,6 +39,17 @@ NOTE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SCOPE_COLUMN = 2
 
 Index = QModelIndex | QPersistentModelIndex
+# The roles the table answers; every other role returns at once, before any row is read.
+_ROLES = frozenset(
+    int(role)
+    for role in (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.AccessibleTextRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.ForegroundRole,
+        NOTE_ID_ROLE,
+    )
+)
 
 
 class NotesSource(Protocol):
@@ -49,12 +60,23 @@ class NotesSource(Protocol):
 
 
 class LiveSource:
-    """The store's current notes, filtered and sorted in SQL."""
+    """The store's current notes, filtered and sorted in SQL.
+
+    Built off the UI thread with a count and the first page (LIMIT), so the first paint
+    costs the same for any store size; `load_ids` then fetches every matching id in order
+    (also off the UI thread), after which any page is read by id and costs what the first
+    did. Until then a deep page falls back to OFFSET.
+    """
 
     def __init__(self, session: PersonSession, note_filter: memory_control.NoteFilter) -> None:
         self.session = session
         self.filter = note_filter
         self._total, self._first = memory_control.page(session, note_filter, offset=0, limit=PAGE)
+        self.ids: list[NoteId] | None = None
+
+    def load_ids(self) -> None:
+        """Fetch every matching id in order (run off the UI thread)."""
+        self.ids = memory_control.ordered_ids(self.session, self.filter)
 
     def total(self) -> int:
         return self._total
@@ -62,6 +84,9 @@ class LiveSource:
     def notes(self, offset: int, limit: int) -> Sequence[Note]:
         if offset == 0 and limit <= len(self._first):
             return self._first[:limit]
+        ids = self.ids
+        if ids is not None:
+            return memory_control.notes_by_ids(self.session, ids[offset : offset + limit])
         return memory_control.page(self.session, self.filter, offset=offset, limit=limit)[1]
 
 
@@ -165,7 +190,7 @@ class NotesTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if int(role) not in _ROLES or not index.isValid():
             return None
         note = self.note_at(index.row())
         if note is None:
@@ -201,6 +226,7 @@ class ScopeBadgeDelegate(QStyledItemDelegate):
                 QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
             )
         scope = Scope(text)
+        dark = option.palette.color(QPalette.ColorRole.Base).lightness() < 128
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = option.fontMetrics
@@ -213,8 +239,8 @@ class ScopeBadgeDelegate(QStyledItemDelegate):
             metrics.height() + 2,
         )
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(theme.scope_color(scope))
+        painter.setBrush(theme.scope_color(scope, dark))
         painter.drawRoundedRect(badge, 7, 7)
-        painter.setPen(theme.badge_text_color(scope))
+        painter.setPen(theme.badge_text_color(scope, dark))
         painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
         painter.restore()

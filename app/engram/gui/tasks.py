@@ -9,6 +9,7 @@ cancel flag, which the UI sets from a Cancel button.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -99,6 +100,12 @@ class _Runnable(QRunnable):
         self.task.execute()
 
 
+# A worker busy in Python holds the GIL for up to the switch interval (5 ms by default)
+# each time the UI thread asks for it, and painting a table asks thousands of times. A short
+# interval keeps the window responsive while store work runs.
+GIL_SWITCH_INTERVAL_S = 0.0005
+
+
 class TaskRunner(QObject):
     """Runs tasks one at a time on a worker thread; tells the UI when it is busy."""
 
@@ -107,6 +114,7 @@ class TaskRunner(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self._pending = 0

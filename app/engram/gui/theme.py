@@ -34,14 +34,14 @@ def is_dark() -> bool:
     return palette.color(QPalette.ColorRole.Window).lightness() < 128
 
 
-def scope_color(scope: Scope) -> QColor:
-    """The badge colour of a scope, readable on the current palette."""
-    return QColor((_SCOPE_DARK if is_dark() else _SCOPE_LIGHT)[scope])
+def scope_color(scope: Scope, dark: bool | None = None) -> QColor:
+    """The badge colour of a scope, readable on the current (or given) palette."""
+    return QColor((_SCOPE_DARK if (is_dark() if dark is None else dark) else _SCOPE_LIGHT)[scope])
 
 
-def badge_text_color(scope: Scope) -> QColor:
+def badge_text_color(scope: Scope, dark: bool | None = None) -> QColor:
     """Text on a scope badge: dark on light badges (dark mode), white otherwise."""
-    return QColor("#1b1b1b") if is_dark() else QColor("#ffffff")
+    return QColor("#1b1b1b") if (is_dark() if dark is None else dark) else QColor("#ffffff")
 
 
 def closed_color() -> QColor:

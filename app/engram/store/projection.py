@@ -8,7 +8,7 @@ compares it with these tables.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Select, and_, delete, func, insert, select, update
@@ -290,17 +290,48 @@ def unscoped_notes(
 
     `order` is "rank" (the engine's ranking) or a key of SORTABLE.
     """
-    query = _filtered(select(N.c.data), person, statuses, scopes, kinds)
-    if order == "rank":
-        query = query.order_by(*RANK_ORDER)
-    else:
-        column = SORTABLE[order]
-        query = query.order_by(column.desc() if descending else column.asc(), N.c.created_seq)
+    query = _ordered(
+        _filtered(select(N.c.data), person, statuses, scopes, kinds), order, descending
+    )
     if limit is not None:
         query = query.limit(limit)
     if offset:
         query = query.offset(offset)
     return [note_from_json(data) for data in conn.execute(query).scalars()]
+
+
+def _ordered(query: Select[Any], order: str, descending: bool) -> Select[Any]:
+    if order == "rank":
+        return query.order_by(*RANK_ORDER)
+    column = SORTABLE[order]
+    return query.order_by(column.desc() if descending else column.asc(), N.c.created_seq)
+
+
+def unscoped_note_ids(
+    conn: Connection,
+    person: PersonId,
+    *,
+    statuses: Collection[NoteStatus] | None = None,
+    scopes: Collection[Scope] | None = None,
+    kinds: Collection[Kind] | None = None,
+    order: str = "rank",
+    descending: bool = False,
+) -> list[NoteId]:
+    """Every matching note id in order: what an id-based table holds (reads the index only)."""
+    query = _ordered(_filtered(select(N.c.id), person, statuses, scopes, kinds), order, descending)
+    return [NoteId(i) for i in conn.execute(query).scalars()]
+
+
+def unscoped_notes_by_ids(conn: Connection, person: PersonId, ids: Sequence[NoteId]) -> list[Note]:
+    """Notes by id, in the order given (one page of an id-based table)."""
+    found: dict[str, Note] = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        query = select(N.c.data).where(N.c.person == person, N.c.id.in_(chunk))
+        for data in conn.execute(query).scalars():
+            note = note_from_json(data)
+            found[note.id] = note
+    return [found[i] for i in ids if i in found]
 
 
 def count_notes(
