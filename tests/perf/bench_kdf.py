@@ -28,10 +28,18 @@ def _time(params: crypto.KdfParams, rounds: int = 3) -> float:
 def main() -> None:
     rows = [
         ("engram default", crypto.CALIBRATED_KDF),
-        ("pynacl moderate", crypto.KdfParams(nacl.pwhash.argon2id.OPSLIMIT_MODERATE,
-                                             nacl.pwhash.argon2id.MEMLIMIT_MODERATE)),
-        ("pynacl interactive", crypto.KdfParams(nacl.pwhash.argon2id.OPSLIMIT_INTERACTIVE,
-                                                nacl.pwhash.argon2id.MEMLIMIT_INTERACTIVE)),
+        (
+            "pynacl moderate",
+            crypto.KdfParams(
+                nacl.pwhash.argon2id.OPSLIMIT_MODERATE, nacl.pwhash.argon2id.MEMLIMIT_MODERATE
+            ),
+        ),
+        (
+            "pynacl interactive",
+            crypto.KdfParams(
+                nacl.pwhash.argon2id.OPSLIMIT_INTERACTIVE, nacl.pwhash.argon2id.MEMLIMIT_INTERACTIVE
+            ),
+        ),
     ]
     print(f"{'limits':<20} {'ops':>4} {'MiB':>6} {'seconds':>8}")
     for name, params in rows:
