@@ -54,6 +54,7 @@ CHAINED = {
     "erasures": ["at", "actor", "body", "prev_hash", "entry_hash", "signature"],
     "data_keys": ["wrapped"],
     "note_state": ["data", "status", "scope", "confidence_bp"],
+    "note_counts": ["n", "status"],
     "conversations": ["surface", "incognito"],
     "conversation_participants": ["person"],
 }

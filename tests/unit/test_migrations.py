@@ -6,10 +6,22 @@ from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 
 from engram.store import migrate, schema
 from engram.store.store import Store
+
+# Alembic cannot reflect DESC index columns on SQLite, so these are checked with PRAGMA.
+DESCENDING = {"ix_note_rank", "ix_note_rank_all", "ix_note_scope_rank"}
+
+
+def _declared(name: str) -> list[tuple[str, bool]]:
+    index = next(i for i in schema.note_state.indexes if i.name == name)
+    columns = []
+    for expression in index.expressions:
+        words = str(getattr(expression, "name", expression)).split()
+        columns.append((words[0], len(words) > 1 and words[1].upper() == "DESC"))
+    return columns
 
 
 def test_baseline_migration_matches_the_declared_schema(tmp_path: Path) -> None:
@@ -18,7 +30,11 @@ def test_baseline_migration_matches_the_declared_schema(tmp_path: Path) -> None:
         migrate.upgrade(connection)
         assert migrate.current_revision(connection) == migrate.head_revision()
         diff = compare_metadata(MigrationContext.configure(connection), schema.metadata)
-    assert diff == []
+        for name in DESCENDING:
+            rows = connection.execute(text(f"PRAGMA index_xinfo({name})")).all()
+            built = [(r.name, bool(r.desc)) for r in rows if r.key]
+            assert built == _declared(name), name
+    assert [d for d in diff if d[1].name not in DESCENDING] == []
 
 
 def test_a_store_records_its_format_and_revision(store: Store) -> None:

@@ -143,3 +143,13 @@ def test_default_kdf_limits_are_explicit_and_moderate() -> None:
     # The real default (the suite swaps in a fast one): explicit, far below PyNaCl's 1 GiB.
     assert crypto.CALIBRATED_KDF.memlimit == 256 * 1024 * 1024
     assert crypto.CALIBRATED_KDF.opslimit == 3
+
+
+def test_blake2b_from_hashlib_equals_libsodium() -> None:
+    import nacl.hash
+    from nacl.encoding import RawEncoder
+
+    person_key, conversation_key = b"p" * 32, b"c" * 32
+    sodium = nacl.hash.blake2b(conversation_key, digest_size=32, key=person_key,
+                               person=b"engram-note-key", encoder=RawEncoder)
+    assert crypto.note_key(person_key, conversation_key) == bytes(sodium)

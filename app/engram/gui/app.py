@@ -40,6 +40,9 @@ def build(actor: str | None = None) -> tuple[QApplication, MainWindow, Inspector
     geometry = settings.value("window/geometry")
     if geometry is not None:
         window.restoreGeometry(geometry)
+    panes = settings.value("window/panes")
+    if panes is not None:
+        window.splitter.restoreState(panes)
     controller = InspectorController(window, settings=settings, actor=actor)
     return app, window, controller
 
@@ -66,5 +69,7 @@ def run(
 
 
 def _shutdown(window: MainWindow, controller: InspectorController) -> None:
-    QSettings().setValue("window/geometry", window.saveGeometry())
+    settings = QSettings()
+    settings.setValue("window/geometry", window.saveGeometry())
+    settings.setValue("window/panes", window.splitter.saveState())
     controller.lock("Closed.")

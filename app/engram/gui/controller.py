@@ -360,6 +360,7 @@ class InspectorController(QObject):
             if self.session is not session:
                 return
             self.w.notes_model.set_source(session, source)
+            self.w.table.scrollToTop()  # a new list starts at its top (and its first page)
             if isinstance(source, LiveSource):
                 self.tasks.run(lambda _: source.load_ids())
             total = source.total()

@@ -8,9 +8,17 @@ these same functions, so a preview is exactly what a turn would get.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engram.engine.assembly import MAX_DIGEST_LINES, AssembledBlock, TextNote, assemble
+from engram.engine.assembly import (
+    MAX_DIGEST_LINES,
+    MAX_NOTES,
+    AssembledBlock,
+    TextNote,
+    assemble,
+)
+from engram.engine.ranking import rank
 from engram.engine.recall import MAX_LIMIT, RecallResult, clamp_limit, recall
 from engram.engine.scope import eligible_scopes
 from engram.model.conversation import ConversationInfo
@@ -18,7 +26,8 @@ from engram.model.errors import CorruptStore, NotAllowed
 from engram.model.events import Cause, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, PersonId, TurnId
-from engram.model.scope import Audience
+from engram.model.notes import Note
+from engram.model.scope import Audience, Kind
 from engram.runtime.conversations import audience_of, require_conversation
 from engram.store import journal, projection
 from engram.store.errors import DatabaseError as SQLAlchemyError
@@ -26,8 +35,14 @@ from engram.store.store import Store
 
 log = logging.getLogger(__name__)
 
-# Enough ranked candidates to fill any block: 1,200 characters hold far fewer lines.
-CANDIDATES = 400
+# What a block can use: the profile (preferences and style) has first claim on the budget,
+# so enough of it to fill any block; of the other notes at most 12 are placed (A5), so a
+# few more than that cover texts that turn out unreadable. Reading no more keeps a turn's
+# cost the same for 1,000 notes or 100,000.
+PROFILE_CANDIDATES = 128
+NOTE_CANDIDATES = MAX_NOTES + 8
+PROFILE_KINDS = frozenset({Kind.PREFERENCE, Kind.STYLE})
+OTHER_KINDS = frozenset(Kind) - PROFILE_KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +75,24 @@ def _bound(store: Store, attribution: Attribution) -> ConversationInfo:
 
 
 def read_scoped(
-    store: Store, person: PersonId, audience: Audience, limit: int = CANDIDATES
+    store: Store,
+    person: PersonId,
+    audience: Audience,
+    limits: Sequence[tuple[frozenset[Kind] | None, int]] = ((None, MAX_LIMIT),),
 ) -> ScopedRead:
-    """The prompt-facing read: scope filter first (S1, S2), then ranking, then text."""
+    """The prompt-facing read: scope filter first (S1, S2), then ranking, then text.
+
+    `limits` says how many of the best-ranked notes to read of which kinds (None: any).
+    """
+    scopes = eligible_scopes(audience)
     try:
         with store.read() as conn:
-            notes = projection.eligible_ranked(conn, person, eligible_scopes(audience), limit)
-            lines = projection.recent_digest(
-                conn, person, MAX_DIGEST_LINES, eligible_scopes(audience)
-            )
+            found: dict[str, Note] = {}
+            for kinds, limit in limits:
+                for note in projection.eligible_ranked(conn, person, scopes, limit, kinds):
+                    found[note.id] = note
+            notes = rank(found.values())
+            lines = projection.recent_digest(conn, person, MAX_DIGEST_LINES, scopes)
             seqs = [n.text_seq for n in notes] + [d.seq for d in lines]
             texts = journal.texts(store, conn, person, seqs)
     except (CorruptStore, SQLAlchemyError) as error:
@@ -87,7 +111,8 @@ def audience_for_turn(store: Store, attribution: Attribution) -> Audience:
 
 def preview_block(store: Store, person: PersonId, audience: Audience) -> AssembledBlock:
     """The block a turn would get for this audience (the inspector's audience simulator)."""
-    read = read_scoped(store, person, audience)
+    limits = ((PROFILE_KINDS, PROFILE_CANDIDATES), (OTHER_KINDS, NOTE_CANDIDATES))
+    read = read_scoped(store, person, audience, limits)
     return assemble(read.notes, read.digest, read.audience, notes_readable=read.readable)
 
 
@@ -96,7 +121,7 @@ def preview_recall(
 ) -> RecallResult:
     """What memory_recall would return for this audience."""
     count = clamp_limit(limit)
-    read = read_scoped(store, person, audience, limit=max(count, MAX_LIMIT))
+    read = read_scoped(store, person, audience, ((None, count),))
     return recall(read.notes, read.digest, read.audience, readable=read.readable, limit=count)
 
 

@@ -13,7 +13,7 @@ from engram.engine.fold import FoldError, apply_event
 from engram.model.clock import from_micros, to_micros
 from engram.model.errors import CorruptStore, NotAllowed, NotFound
 from engram.model.events import Cause, Event, EventType, NewEvent
-from engram.model.ids import ConversationId, PersonId, TurnId
+from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.store import chain, crypto, schema
 from engram.store.crypto import SealBroken
 from engram.store.dialect import lock_chain
@@ -99,6 +99,7 @@ def append(
     )
     last_at = int(head.at) if head else 0
     target = ProjectionTarget(conn, person)
+    target.prefetch(_named_notes(new_events))
     if target.seq != seq:
         raise CorruptStore(
             f"The store is damaged: {person}'s notes and journal disagree; run 'engram verify'."
@@ -176,6 +177,21 @@ def append(
     if head is None and rows:
         txn.revived[chain_id] = store.hidden_name(chain_id)
     return committed
+
+
+_NOTE_KEYS = ("note", "old", "new", "into")
+_NOTE_LISTS = ("merged", "closed", "trimmed", "notes")
+
+
+def _named_notes(new_events: Sequence[NewEvent]) -> list[NoteId]:
+    """Every note id a batch of events names (the fold will look each one up)."""
+    named: list[NoteId] = []
+    for new in new_events:
+        body = new.body
+        named += [NoteId(str(body[k])) for k in _NOTE_KEYS if body.get(k)]
+        for key in _NOTE_LISTS:
+            named += [NoteId(str(i)) for i in body.get(key) or ()]
+    return named
 
 
 def _event(r: Row[Any]) -> Event:

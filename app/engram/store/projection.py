@@ -47,6 +47,10 @@ def _note_row(note: Note) -> dict[str, Any]:
     }
 
 
+def _count_key(note: Note) -> tuple[str, str, str]:
+    return (note.status.value, note.scope.value, note.kind.value)
+
+
 class ProjectionTarget:
     """A FoldTarget writing through to the projection tables inside one transaction."""
 
@@ -61,6 +65,7 @@ class ProjectionTarget:
         self._profile_seq: int | None = row.profile_seq if row else None
         self._note_cache: dict[NoteId, Note | None] = {}
         self._existing: set[NoteId] = set()
+        self._original: dict[NoteId, Note] = {}
         self._dirty: dict[NoteId, Note] = {}
         self._digest: list[DigestLine] = []
         self._usage: list[tuple[NoteId, Usage]] = []
@@ -69,6 +74,20 @@ class ProjectionTarget:
         self._existing_candidates: set[CandidateId] = set()
         self._dirty_candidates: dict[CandidateId, CandidateState] = {}
         self._deleted: set[ConversationId] = set()
+
+    def prefetch(self, note_ids: Iterable[NoteId]) -> None:
+        """Load the notes a batch of events will touch in one query (misses cached too)."""
+        wanted = [i for i in dict.fromkeys(note_ids) if i not in self._note_cache]
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self.conn.execute(
+                select(N.c.id, N.c.data).where(N.c.person == self.person, N.c.id.in_(chunk))
+            )
+            found = {NoteId(row.id): note_from_json(row.data) for row in rows}
+            for note_id in chunk:
+                self._note_cache[note_id] = found.get(note_id)
+            self._existing.update(found)
+            self._original.update(found)
 
     # FoldTarget
     def get_note(self, note_id: NoteId) -> Note | None:
@@ -80,6 +99,7 @@ class ProjectionTarget:
             self._note_cache[note_id] = note
             if note is not None:
                 self._existing.add(note_id)
+                self._original[note_id] = note
         return self._note_cache[note_id]
 
     def put_note(self, note: Note) -> None:
@@ -143,6 +163,7 @@ class ProjectionTarget:
                 row = _note_row(note)
                 conn.execute(update(N).where(N.c.person == person, N.c.id == note_id).values(row))
         self._existing.update(self._dirty)
+        self._flush_counts()
         if self._dirty:
             S = schema.note_sources
             changed = list(self._dirty)
@@ -221,6 +242,40 @@ class ProjectionTarget:
         else:
             conn.execute(insert(P2).values(person=person, **state))
             self._state_exists = True
+
+    def _flush_counts(self) -> None:
+        deltas: dict[tuple[str, str, str], int] = {}
+        for note_id, note in self._dirty.items():
+            before = self._original.get(note_id)
+            if before is not None:
+                key = _count_key(before)
+                deltas[key] = deltas.get(key, 0) - 1
+            key = _count_key(note)
+            deltas[key] = deltas.get(key, 0) + 1
+            self._original[note_id] = note
+        changed = {k: d for k, d in deltas.items() if d}
+        if not changed:
+            return
+        C = schema.note_counts
+        current = {
+            (r.status, r.scope, r.kind): int(r.n)
+            for r in self.conn.execute(select(C).where(C.c.person == self.person))
+        }
+        for (status, scope, kind), delta in changed.items():
+            where = (
+                C.c.person == self.person,
+                C.c.status == status,
+                C.c.scope == scope,
+                C.c.kind == kind,
+            )
+            if (status, scope, kind) in current:
+                self.conn.execute(update(C).where(*where).values(n=C.c.n + delta))
+            else:
+                self.conn.execute(
+                    insert(C).values(
+                        person=self.person, status=status, scope=scope, kind=kind, n=delta
+                    )
+                )
 
     def _flush_candidates(self) -> None:
         C = schema.candidates
@@ -342,8 +397,15 @@ def count_notes(
     scopes: Collection[Scope] | None = None,
     kinds: Collection[Kind] | None = None,
 ) -> int:
-    """How many notes match the filters."""
-    query = _filtered(select(func.count()).select_from(N), person, statuses, scopes, kinds)
+    """How many notes match the filters, from the kept counts (no index walk)."""
+    C = schema.note_counts
+    query = select(func.coalesce(func.sum(C.c.n), 0)).where(C.c.person == person)
+    if statuses is not None:
+        query = query.where(C.c.status.in_([s.value for s in statuses]))
+    if scopes is not None:
+        query = query.where(C.c.scope.in_([s.value for s in scopes]))
+    if kinds is not None:
+        query = query.where(C.c.kind.in_([k.value for k in kinds]))
     return int(conn.execute(query).scalar_one())
 
 
@@ -369,7 +431,11 @@ def unscoped_notes_touching(
 
 
 def eligible_ranked(
-    conn: Connection, person: PersonId, scopes: Iterable[Scope], limit: int
+    conn: Connection,
+    person: PersonId,
+    scopes: Iterable[Scope],
+    limit: int,
+    kinds: Collection[Kind] | None = None,
 ) -> list[Note]:
     """Active notes of the given scopes in ranking order: the prompt-facing read.
 
@@ -388,6 +454,8 @@ def eligible_ranked(
         .order_by(*RANK_ORDER)
         .limit(limit)
     )
+    if kinds is not None:
+        query = query.where(N.c.kind.in_([k.value for k in kinds]))
     return [note_from_json(data) for data in conn.execute(query).scalars()]
 
 
@@ -435,8 +503,9 @@ def person_seq(conn: Connection, person: PersonId) -> int:
     return int(value or 0)
 
 
-def load_memory(conn: Connection, person: PersonId) -> PersonMemory:
-    """The whole projection as a PersonMemory (verify compares it with a fresh replay)."""
+def load_memory(conn: Connection, person: PersonId, *, notes: bool = True) -> PersonMemory:
+    """The whole projection as a PersonMemory (verify compares it with a fresh replay);
+    without `notes`, everything but the notes."""
     memory = PersonMemory(person)
     P = schema.person_state
     state = conn.execute(select(P).where(P.c.person == person)).first()
@@ -444,8 +513,9 @@ def load_memory(conn: Connection, person: PersonId) -> PersonMemory:
         return memory
     memory.seq = int(state.seq)
     memory.profile_seq = state.profile_seq
-    for data in conn.execute(select(N.c.data).where(N.c.person == person)).scalars():
-        memory.put_note(note_from_json(data))
+    if notes:
+        for data in conn.execute(select(N.c.data).where(N.c.person == person)).scalars():
+            memory.put_note(note_from_json(data))
     memory.digest = sorted(recent_digest(conn, person, 1 << 62), key=lambda d: d.seq)
     T = schema.processed_turns
     memory.processed_turns = {
@@ -491,6 +561,7 @@ def delete_person(conn: Connection, person: PersonId) -> int:
     total = 0
     for table in (
         schema.note_state,
+        schema.note_counts,
         schema.note_sources,
         schema.digest_lines,
         schema.processed_turns,
@@ -506,10 +577,23 @@ def delete_person(conn: Connection, person: PersonId) -> int:
 def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> bool:
     """Whether every projection row, indexed columns included, equals a fresh replay."""
     try:
-        if load_memory(conn, person) != memory:
-            return False
+        rest = load_memory(conn, person, notes=False)
     except (ValueError, KeyError, TypeError, IndexError):
         return False
+    replayed = PersonMemory(
+        memory.person,
+        memory.seq,
+        {},
+        memory.digest,
+        memory.profile_seq,
+        memory.processed_turns,
+        memory.usage,
+        memory.candidates,
+        memory.deleted_conversations,
+    )
+    if rest != replayed:
+        return False
+    # Each stored row, its JSON included, must be exactly what the replayed note serialises to.
     rows = conn.execute(select(N).where(N.c.person == person)).mappings().all()
     if len(rows) != memory.note_count():
         return False
@@ -519,6 +603,18 @@ def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> 
         if note is None or _note_row(note) != dict(row):
             return False
         expected_sources.update((note.id, s.conversation) for s in note.sources)
+    expected_counts: dict[tuple[str, str, str], int] = {}
+    for row in rows:
+        key = (row["status"], row["scope"], row["kind"])
+        expected_counts[key] = expected_counts.get(key, 0) + 1
+    C = schema.note_counts
+    stored_counts = {
+        (r.status, r.scope, r.kind): int(r.n)
+        for r in conn.execute(select(C).where(C.c.person == person))
+        if int(r.n) != 0
+    }
+    if stored_counts != expected_counts:
+        return False
     S = schema.note_sources
     stored_sources = {
         (r.note, r.conversation)

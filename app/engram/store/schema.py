@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 
 FORMAT_VERSION = 1
@@ -113,18 +114,48 @@ note_state = Table(
     Column("valid_to", BigInteger, nullable=True),
     Column("created_seq", BigInteger, nullable=False),
     Column("data", Text, nullable=False),
+    # Ranking order, column for column (confidence and last source descending), so a first
+    # page is an index walk whatever the store's size: by status, and across all statuses.
     Index(
         "ix_note_rank",
         "person",
         "status",
-        "confidence_bp",
-        "last_source_at",
+        text("confidence_bp DESC"),
+        text("last_source_at DESC"),
         "valid_from",
         "id",
     ),
-    Index("ix_note_scope_rank", "person", "status", "scope", "confidence_bp", "last_source_at"),
+    Index(
+        "ix_note_rank_all",
+        "person",
+        text("confidence_bp DESC"),
+        text("last_source_at DESC"),
+        "valid_from",
+        "id",
+    ),
+    Index(
+        "ix_note_scope_rank",
+        "person",
+        "status",
+        "scope",
+        text("confidence_bp DESC"),
+        text("last_source_at DESC"),
+        "valid_from",
+        "id",
+    ),
     Index("ix_note_created", "person", "created_seq"),
     Index("ix_note_origin", "person", "origin"),
+)
+
+# How many notes a person has by status, scope and kind: counts without walking an index.
+note_counts = Table(
+    "note_counts",
+    metadata,
+    Column("person", ID, primary_key=True),
+    Column("status", String(20), primary_key=True),
+    Column("scope", String(20), primary_key=True),
+    Column("kind", String(20), primary_key=True),
+    Column("n", BigInteger, nullable=False),
 )
 
 note_sources = Table(

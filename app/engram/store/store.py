@@ -318,6 +318,9 @@ class Store:
     def destroy_key(self, conn: Connection, key_ref: str) -> bool:
         """Crypto-shred: delete a wrapped data key. True if it existed."""
         self._keys.pop(key_ref, None)
+        # Derived note keys need this key too: forget every one of them.
+        for ref in [r for r in self._keys if r.startswith("note:")]:
+            del self._keys[ref]
         result = conn.execute(delete(schema.data_keys).where(schema.data_keys.c.key_ref == key_ref))
         return bool(result.rowcount)
 
@@ -328,8 +331,13 @@ class Store:
         person_key = self.data_key(conn, person_key_ref(person), create=create)
         if origin is None:
             return person_key_ref(person), person_key
-        conversation_key = self.data_key(conn, conversation_key_ref(origin), create=create)
-        return note_key_ref(person, origin), crypto.note_key(person_key, conversation_key)
+        ref = note_key_ref(person, origin)
+        derived = self._keys.get(ref)
+        if derived is None:
+            conversation_key = self.data_key(conn, conversation_key_ref(origin), create=create)
+            derived = crypto.note_key(person_key, conversation_key)
+            self._keys[ref] = derived
+        return ref, derived
 
     def key_for_ref(self, conn: Connection, key_ref: str) -> bytes:
         """Resolve a recorded key reference (KeyGone if any part was destroyed)."""

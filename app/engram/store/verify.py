@@ -56,6 +56,17 @@ class VerifyReport:
         }
 
 
+_VERIFIERS: dict[bytes, crypto.Verifier] = {}
+
+
+def _verifier(store: Store) -> crypto.Verifier:
+    key = store.info.verify_key
+    if key not in _VERIFIERS:
+        _VERIFIERS.clear()
+        _VERIFIERS[key] = crypto.Verifier(key)
+    return _VERIFIERS[key]
+
+
 @dataclass
 class _Link:
     seq: int
@@ -70,6 +81,7 @@ def _walk(
     store: Store, chain_id: str, links: Iterable[_Link], report: VerifyReport
 ) -> tuple[int, dict[int, bytes]] | None:
     """Check one chain; returns (length, entry hash by seq) or None after a problem."""
+    verifier = _verifier(store)
     expected_prev = chain.genesis(store.info.id, chain_id)
     hashes: dict[int, bytes] = {}
     expected_seq = 1
@@ -85,7 +97,7 @@ def _walk(
         if chain.entry_hash(link.prev, link.head, link.payload_hash) != link.entry:
             report.problem(f"{where}: its contents do not match its hash")
             return None
-        if not crypto.signature_ok(store.info.verify_key, link.entry, link.signature):
+        if not verifier.ok(link.entry, link.signature):
             report.problem(f"{where}: its signature does not match")
             return None
         hashes[link.seq] = link.entry
@@ -151,9 +163,10 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyReport) 
     walked = _walk(store, chain_id, links, report)
     if walked is None:
         return None
+    events = [_event(r) for r in rows]  # each body parsed once
     removed: set[int] = set()
-    for r in rows:
-        removed.update(json.loads(r.body).get("shredded", []))
+    for event in events:
+        removed.update(event.body.get("shredded", []))
     present = {
         int(r.seq): bytes(r.sealed)
         for r in conn.execute(select(JP.c.seq, JP.c.sealed).where(JP.c.person == person))
@@ -161,7 +174,7 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyReport) 
     declared = {int(r.seq): r.payload_hash for r in rows}
     if not _payload_check(chain_id, declared, present, removed, report):
         return None
-    _replay(PersonId(person), [_event(r) for r in rows], conn, report)
+    _replay(PersonId(person), events, conn, report)
     return chain_id, walked[0], walked[1]
 
 

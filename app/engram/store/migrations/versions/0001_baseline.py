@@ -97,18 +97,25 @@ def upgrade() -> None:
         sa.Column("created_seq", sa.BigInteger, nullable=False),
         sa.Column("data", sa.Text, nullable=False),
     )
-    op.create_index(
-        "ix_note_rank",
-        "note_state",
-        ["person", "status", "confidence_bp", "last_source_at", "valid_from", "id"],
-    )
-    op.create_index(
-        "ix_note_scope_rank",
-        "note_state",
-        ["person", "status", "scope", "confidence_bp", "last_source_at"],
-    )
+    rank: list[str | sa.TextClause] = [
+        sa.text("confidence_bp DESC"),
+        sa.text("last_source_at DESC"),
+        "valid_from",
+        "id",
+    ]
+    op.create_index("ix_note_rank", "note_state", ["person", "status", *rank])
+    op.create_index("ix_note_rank_all", "note_state", ["person", *rank])
+    op.create_index("ix_note_scope_rank", "note_state", ["person", "status", "scope", *rank])
     op.create_index("ix_note_created", "note_state", ["person", "created_seq"])
     op.create_index("ix_note_origin", "note_state", ["person", "origin"])
+    op.create_table(
+        "note_counts",
+        sa.Column("person", ID, primary_key=True),
+        sa.Column("status", sa.String(20), primary_key=True),
+        sa.Column("scope", sa.String(20), primary_key=True),
+        sa.Column("kind", sa.String(20), primary_key=True),
+        sa.Column("n", sa.BigInteger, nullable=False),
+    )
     op.create_table(
         "note_sources",
         sa.Column("person", ID, primary_key=True),
@@ -215,6 +222,7 @@ def downgrade() -> None:
         "processed_turns",
         "digest_lines",
         "note_sources",
+        "note_counts",
         "note_state",
         "person_state",
         "journal_payloads",
