@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, delete, func, insert, select, update
+from sqlalchemy import Connection, Row, Select, and_, delete, func, insert, select, update
 
 from engram.model.clock import from_micros, to_micros
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
@@ -45,6 +45,29 @@ def _note_row(note: Note) -> dict[str, Any]:
         "created_seq": note.created_seq,
         "data": note_to_json(note),
     }
+
+
+def _usage(r: Row[Any]) -> Usage:
+    return Usage(
+        r.seq,
+        from_micros(r.at),
+        r.via,
+        r.rank,
+        ConversationId(r.conversation) if r.conversation else None,
+        TurnId(r.turn) if r.turn else None,
+    )
+
+
+def _candidate(r: Row[Any]) -> CandidateState:
+    return CandidateState(
+        CandidateId(r.id),
+        r.revision,
+        r.status,
+        r.payload_seq,
+        Kind(r.kind),
+        Scope(r.scope),
+        NoteId(r.note) if r.note else None,
+    )
 
 
 def _count_key(note: Note) -> tuple[str, str, str]:
@@ -124,19 +147,7 @@ class ProjectionTarget:
             row = self.conn.execute(
                 select(C).where(C.c.person == self.person, C.c.id == candidate)
             ).first()
-            state = (
-                CandidateState(
-                    id=CandidateId(row.id),
-                    revision=row.revision,
-                    status=row.status,
-                    payload_seq=row.payload_seq,
-                    kind=Kind(row.kind),
-                    scope=Scope(row.scope),
-                    note=NoteId(row.note) if row.note else None,
-                )
-                if row
-                else None
-            )
+            state = _candidate(row) if row else None
             self._candidates[candidate] = state
             if state is not None:
                 self._existing_candidates.add(candidate)
@@ -483,17 +494,7 @@ def note_usage(conn: Connection, person: PersonId, note: NoteId) -> list[Usage]:
     """Every recorded use of a note (the injection ledger, per note)."""
     U = schema.usage
     rows = conn.execute(select(U).where(U.c.person == person, U.c.note == note).order_by(U.c.seq))
-    return [
-        Usage(
-            r.seq,
-            from_micros(r.at),
-            r.via,
-            r.rank,
-            ConversationId(r.conversation) if r.conversation else None,
-            TurnId(r.turn) if r.turn else None,
-        )
-        for r in rows
-    ]
+    return [_usage(r) for r in rows]
 
 
 def person_seq(conn: Connection, person: PersonId) -> int:
@@ -524,30 +525,10 @@ def load_memory(conn: Connection, person: PersonId, *, notes: bool = True) -> Pe
     }
     U = schema.usage
     for r in conn.execute(select(U).where(U.c.person == person).order_by(U.c.seq, U.c.rank)):
-        memory.add_usage(
-            NoteId(r.note),
-            Usage(
-                r.seq,
-                from_micros(r.at),
-                r.via,
-                r.rank,
-                ConversationId(r.conversation) if r.conversation else None,
-                TurnId(r.turn) if r.turn else None,
-            ),
-        )
+        memory.add_usage(NoteId(r.note), _usage(r))
     C = schema.candidates
     for r in conn.execute(select(C).where(C.c.person == person)):
-        memory.put_candidate(
-            CandidateState(
-                CandidateId(r.id),
-                r.revision,
-                r.status,
-                r.payload_seq,
-                Kind(r.kind),
-                Scope(r.scope),
-                NoteId(r.note) if r.note else None,
-            )
-        )
+        memory.put_candidate(_candidate(r))
     D = schema.deleted_conversations
     memory.deleted_conversations = {
         ConversationId(c)
