@@ -80,6 +80,7 @@ class InspectorController(QObject):
         self.selected: str | None = None
         self.detail: dict[str, Any] | None = None
         self._verify_task: Task | None = None
+        self._notes_task: Task | None = None
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(250)
@@ -357,8 +358,8 @@ class InspectorController(QObject):
             )
 
         def done(source: NotesSource) -> None:
-            if self.session is not session:
-                return
+            if self.session is not session or task is not self._notes_task:
+                return  # a newer listing replaced this one
             self.w.notes_model.set_source(session, source)
             self.w.table.scrollToTop()  # a new list starts at its top (and its first page)
             if isinstance(source, LiveSource):
@@ -369,7 +370,10 @@ class InspectorController(QObject):
             self._reselect()
             self.notes_shown.emit()
 
-        self.tasks.run(work, done)
+        if self._notes_task is not None:
+            self._notes_task.context.cancel()  # a search still decrypting stops early
+        task = self.tasks.run(work, done)
+        self._notes_task = task
 
     def _reselect(self) -> None:
         if self.selected is None:
