@@ -45,9 +45,10 @@ from _bench import (
     workdir,
 )
 
-from engram.control.notes import NoteFilter, page, texts_of
+from engram.control.notes import page, texts_of
 from engram.control.session import PersonSession
 from engram.model.ids import PersonId
+from engram.model.notes import NoteFilter
 from engram.runtime.conversations import start_conversation
 
 TARGET = 1.5

@@ -150,6 +150,11 @@ def test_blake2b_from_hashlib_equals_libsodium() -> None:
     from nacl.encoding import RawEncoder
 
     person_key, conversation_key = b"p" * 32, b"c" * 32
-    sodium = nacl.hash.blake2b(conversation_key, digest_size=32, key=person_key,
-                               person=b"engram-note-key", encoder=RawEncoder)
+    sodium = nacl.hash.blake2b(
+        conversation_key,
+        digest_size=32,
+        key=person_key,
+        person=b"engram-note-key",
+        encoder=RawEncoder,
+    )
     assert crypto.note_key(person_key, conversation_key) == bytes(sodium)

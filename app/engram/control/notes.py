@@ -6,8 +6,7 @@ person and the staff who support them see everything kept, whatever its scope.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +20,7 @@ from engram.model.errors import InvalidInput, NotAllowed, NotFound
 from engram.model.events import Cause, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, new_note_id
-from engram.model.notes import Note, NoteStatus
+from engram.model.notes import EVERY_NOTE, Note, NoteFilter
 from engram.model.scope import Durability, Kind, Scope
 from engram.runtime.note_writes import NoteDraft, check_text, note_added, writable_conversation
 from engram.store import journal, projection
@@ -29,17 +28,6 @@ from engram.store.store import Store
 
 OWN_NOTE_CONFIDENCE_BP = 10_000  # the person said it themselves
 MAX_REASON_CHARS = 500
-
-
-@dataclass(frozen=True, slots=True)
-class NoteFilter:
-    """Which notes a listing shows, in which order (text search is separate: it decrypts)."""
-
-    statuses: Collection[NoteStatus] | None = (NoteStatus.ACTIVE,)
-    scopes: Collection[Scope] | None = None
-    kinds: Collection[Kind] | None = None
-    order: str = "rank"
-    descending: bool = False
 
 
 def _with_text(store: Store, session: PersonSession, notes: list[Note]) -> list[NoteView]:
@@ -65,16 +53,9 @@ def list_notes(
         notes = notes_as_of(session, as_of, include_closed=include_closed)
         end = None if limit is None else offset + limit
         return _with_text(store, session, notes[offset:end])
-    statuses = None if include_closed else (NoteStatus.ACTIVE,)
+    listing = EVERY_NOTE if include_closed else NoteFilter()
     with store.read() as conn:
-        notes = projection.unscoped_notes(
-            conn,
-            person,
-            statuses=statuses,
-            order="created" if include_closed else "rank",
-            limit=limit,
-            offset=offset,
-        )
+        notes = projection.unscoped_notes(conn, person, listing, limit=limit, offset=offset)
     return _with_text(store, session, notes)
 
 
@@ -82,38 +63,18 @@ def page(
     session: PersonSession, note_filter: NoteFilter, *, offset: int, limit: int
 ) -> tuple[int, list[Note]]:
     """A total and one page of notes, without text (a table decrypts only what it shows)."""
-    f = note_filter
     with session.store.read() as conn:
-        total = projection.count_notes(
-            conn, session.person, statuses=f.statuses, scopes=f.scopes, kinds=f.kinds
-        )
+        total = projection.count_notes(conn, session.person, note_filter)
         notes = projection.unscoped_notes(
-            conn,
-            session.person,
-            statuses=f.statuses,
-            scopes=f.scopes,
-            kinds=f.kinds,
-            order=f.order,
-            descending=f.descending,
-            limit=limit,
-            offset=offset,
+            conn, session.person, note_filter, limit=limit, offset=offset
         )
     return total, notes
 
 
 def ordered_ids(session: PersonSession, note_filter: NoteFilter) -> list[NoteId]:
     """Every matching note id, in the filter's order (an id-based table's rows)."""
-    f = note_filter
     with session.store.read() as conn:
-        return projection.unscoped_note_ids(
-            conn,
-            session.person,
-            statuses=f.statuses,
-            scopes=f.scopes,
-            kinds=f.kinds,
-            order=f.order,
-            descending=f.descending,
-        )
+        return projection.unscoped_note_ids(conn, session.person, note_filter)
 
 
 def notes_by_ids(session: PersonSession, ids: Sequence[NoteId]) -> list[Note]:
@@ -313,5 +274,5 @@ def notes_touching(session: PersonSession, conversation: ConversationId) -> list
 def all_notes(session: PersonSession) -> list[NoteView]:
     """Every note, any status, with text (export)."""
     with session.store.read() as conn:
-        notes = projection.unscoped_notes(conn, session.person, order="created")
+        notes = projection.unscoped_notes(conn, session.person, EVERY_NOTE)
     return _with_text(session.store, session, notes)

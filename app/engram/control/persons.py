@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram.model.ids import PersonId
-from engram.model.notes import NoteStatus
+from engram.model.notes import NoteFilter
 from engram.store import conversation_log, people, projection
 from engram.store.store import Store
 
@@ -36,7 +36,7 @@ def list_persons(store: Store) -> list[PersonSummary]:
         return [
             PersonSummary(
                 person,
-                projection.count_notes(conn, person, statuses=(NoteStatus.ACTIVE,)),
+                projection.count_notes(conn, person, NoteFilter()),
                 projection.count_notes(conn, person),
                 len(conversation_log.for_person(conn, person)),
             )

@@ -24,7 +24,7 @@ from engram.gui.notes_model import SORT_KEYS, ListSource, LiveSource, NotesSourc
 from engram.gui.tasks import Task, TaskContext, TaskRunner
 from engram.gui.timeline_view import TimelineRow
 from engram.model.ids import ConversationId
-from engram.model.notes import Note, NoteStatus
+from engram.model.notes import Note, NoteFilter, NoteStatus
 from engram.model.scope import Audience, AudienceKind, Kind, Scope
 from engram.runtime import context as turn_context
 from engram.runtime import conversations as runtime_conversations
@@ -297,13 +297,13 @@ class InspectorController(QObject):
 
     # ---- notes --------------------------------------------------------------------------
 
-    def _filter(self) -> memory_control.NoteFilter:
+    def _filter(self) -> NoteFilter:
         f = self.w.filters
         statuses = f.status.currentData()
         scopes = f.scope.currentData()
         kinds = f.kind.currentData()
         order, descending = self._sort
-        return memory_control.NoteFilter(
+        return NoteFilter(
             statuses=None if statuses is None else [NoteStatus(s) for s in statuses],
             scopes=None if scopes is None else [Scope(s) for s in scopes],
             kinds=None if kinds is None else [Kind(k) for k in kinds],
@@ -464,7 +464,7 @@ class InspectorController(QObject):
             return
 
         def work(_: TaskContext) -> list[TimelineRow]:
-            recent = memory_control.NoteFilter(statuses=None, order="created", descending=True)
+            recent = NoteFilter(statuses=None, order="created", descending=True)
             notes = memory_control.page(session, recent, offset=0, limit=TIMELINE_ROWS)[1]
             notes.reverse()
             texts = memory_control.texts_of(session, notes)
@@ -741,7 +741,7 @@ class InspectorController(QObject):
             self._verify_task.context.cancel()
 
 
-def _filtered(notes: list[Note], f: memory_control.NoteFilter) -> list[Note]:
+def _filtered(notes: list[Note], f: NoteFilter) -> list[Note]:
     return [
         n
         for n in notes

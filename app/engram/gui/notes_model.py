@@ -19,7 +19,7 @@ from engram.control.session import PersonSession
 from engram.gui import theme
 from engram.model.clock import iso
 from engram.model.ids import NoteId
-from engram.model.notes import Note
+from engram.model.notes import Note, NoteFilter
 from engram.model.scope import Scope
 
 PAGE = 50
@@ -68,7 +68,7 @@ class LiveSource:
     did. Until then a deep page falls back to OFFSET.
     """
 
-    def __init__(self, session: PersonSession, note_filter: memory_control.NoteFilter) -> None:
+    def __init__(self, session: PersonSession, note_filter: NoteFilter) -> None:
         self.session = session
         self.filter = note_filter
         self._total, self._first = memory_control.page(session, note_filter, offset=0, limit=PAGE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -115,6 +116,22 @@ class Note:
         if not self.sources:
             return self.valid_from
         return max(source.at for source in self.sources)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFilter:
+    """Which notes a listing shows, in which order: "rank" (the engine's ranking) or a
+    column — created, kind, scope, confidence, valid_from, valid_to, status. None means any.
+    Text is not filterable here: it is sealed (control.notes.matching_text decrypts)."""
+
+    statuses: Collection[NoteStatus] | None = (NoteStatus.ACTIVE,)
+    scopes: Collection[Scope] | None = None
+    kinds: Collection[Kind] | None = None
+    order: str = "rank"
+    descending: bool = False
+
+
+EVERY_NOTE = NoteFilter(statuses=None, order="created")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,11 @@ from sqlalchemy import Connection, Row, Select, and_, delete, func, insert, sele
 from engram.model.clock import from_micros, to_micros
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import (
+    EVERY_NOTE,
     CandidateState,
     DigestLine,
     Note,
+    NoteFilter,
     NoteStatus,
     PersonMemory,
     Usage,
@@ -323,42 +325,30 @@ SORTABLE = {
 }
 
 
-def _filtered(
-    query: Select[Any],
-    person: PersonId,
-    statuses: Collection[NoteStatus] | None,
-    scopes: Collection[Scope] | None,
-    kinds: Collection[Kind] | None,
-) -> Select[Any]:
+def _filtered(query: Select[Any], person: PersonId, f: NoteFilter) -> Select[Any]:
     query = query.where(N.c.person == person)
-    if statuses is not None:
-        query = query.where(N.c.status.in_([s.value for s in statuses]))
-    if scopes is not None:
-        query = query.where(N.c.scope.in_([s.value for s in scopes]))
-    if kinds is not None:
-        query = query.where(N.c.kind.in_([k.value for k in kinds]))
-    return query
+    if f.statuses is not None:
+        query = query.where(N.c.status.in_([s.value for s in f.statuses]))
+    if f.scopes is not None:
+        query = query.where(N.c.scope.in_([s.value for s in f.scopes]))
+    if f.kinds is not None:
+        query = query.where(N.c.kind.in_([k.value for k in f.kinds]))
+    if f.order == "rank":
+        return query.order_by(*RANK_ORDER)
+    column = SORTABLE[f.order]
+    return query.order_by(column.desc() if f.descending else column.asc(), N.c.created_seq)
 
 
 def unscoped_notes(
     conn: Connection,
     person: PersonId,
+    f: NoteFilter = EVERY_NOTE,
     *,
-    statuses: Collection[NoteStatus] | None = None,
-    scopes: Collection[Scope] | None = None,
-    kinds: Collection[Kind] | None = None,
-    order: str = "rank",
-    descending: bool = False,
     limit: int | None = None,
     offset: int = 0,
 ) -> list[Note]:
-    """A page of notes regardless of scope (S5: only allow-listed modules call this).
-
-    `order` is "rank" (the engine's ranking) or a key of SORTABLE.
-    """
-    query = _ordered(
-        _filtered(select(N.c.data), person, statuses, scopes, kinds), order, descending
-    )
+    """A page of notes regardless of scope (S5: only allow-listed modules call this)."""
+    query = _filtered(select(N.c.data), person, f)
     if limit is not None:
         query = query.limit(limit)
     if offset:
@@ -366,26 +356,9 @@ def unscoped_notes(
     return [note_from_json(data) for data in conn.execute(query).scalars()]
 
 
-def _ordered(query: Select[Any], order: str, descending: bool) -> Select[Any]:
-    if order == "rank":
-        return query.order_by(*RANK_ORDER)
-    column = SORTABLE[order]
-    return query.order_by(column.desc() if descending else column.asc(), N.c.created_seq)
-
-
-def unscoped_note_ids(
-    conn: Connection,
-    person: PersonId,
-    *,
-    statuses: Collection[NoteStatus] | None = None,
-    scopes: Collection[Scope] | None = None,
-    kinds: Collection[Kind] | None = None,
-    order: str = "rank",
-    descending: bool = False,
-) -> list[NoteId]:
+def unscoped_note_ids(conn: Connection, person: PersonId, f: NoteFilter) -> list[NoteId]:
     """Every matching note id in order: what an id-based table holds (reads the index only)."""
-    query = _ordered(_filtered(select(N.c.id), person, statuses, scopes, kinds), order, descending)
-    return [NoteId(i) for i in conn.execute(query).scalars()]
+    return [NoteId(i) for i in conn.execute(_filtered(select(N.c.id), person, f)).scalars()]
 
 
 def unscoped_notes_by_ids(conn: Connection, person: PersonId, ids: Sequence[NoteId]) -> list[Note]:
@@ -400,23 +373,16 @@ def unscoped_notes_by_ids(conn: Connection, person: PersonId, ids: Sequence[Note
     return [found[i] for i in ids if i in found]
 
 
-def count_notes(
-    conn: Connection,
-    person: PersonId,
-    *,
-    statuses: Collection[NoteStatus] | None = None,
-    scopes: Collection[Scope] | None = None,
-    kinds: Collection[Kind] | None = None,
-) -> int:
-    """How many notes match the filters, from the kept counts (no index walk)."""
+def count_notes(conn: Connection, person: PersonId, f: NoteFilter = EVERY_NOTE) -> int:
+    """How many notes match the filter, from the kept counts (no index walk)."""
     C = schema.note_counts
     query = select(func.coalesce(func.sum(C.c.n), 0)).where(C.c.person == person)
-    if statuses is not None:
-        query = query.where(C.c.status.in_([s.value for s in statuses]))
-    if scopes is not None:
-        query = query.where(C.c.scope.in_([s.value for s in scopes]))
-    if kinds is not None:
-        query = query.where(C.c.kind.in_([k.value for k in kinds]))
+    if f.statuses is not None:
+        query = query.where(C.c.status.in_([s.value for s in f.statuses]))
+    if f.scopes is not None:
+        query = query.where(C.c.scope.in_([s.value for s in f.scopes]))
+    if f.kinds is not None:
+        query = query.where(C.c.kind.in_([k.value for k in f.kinds]))
     return int(conn.execute(query).scalar_one())
 
 
