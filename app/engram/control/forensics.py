@@ -9,6 +9,7 @@ from typing import Any
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
+from engram.control.views import conversation_json
 from engram.engine.unscoped import unscoped_notes
 from engram.model.clock import iso
 from engram.model.conversation import EntryKind
@@ -86,12 +87,7 @@ def export_person(session: PersonSession) -> dict[str, Any]:
             texts = conversation_log.entry_texts(store, conn, info.id, [e.seq for e in entries])
             conversations.append(
                 {
-                    "id": info.id,
-                    "created_at": iso(info.created_at),
-                    "surface": info.surface.value,
-                    "incognito": info.incognito,
-                    "agent": info.agent,
-                    "participants": list(info.participants),
+                    **conversation_json(info, person),
                     "turns": [
                         {
                             "turn": e.ref,

@@ -7,7 +7,10 @@ through its hash, so a payload can be shredded or excised and the chain still ve
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, Table, select
 
 from engram.store.crypto import canonical_json, digest
 
@@ -43,3 +46,27 @@ def log_chain(conversation: str) -> str:
 
 
 ERASURE_CHAIN = "erasures"
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """Where a chain stands: its last seq, the hash to link to, and its last time."""
+
+    seq: int
+    prev: bytes
+    at: int
+
+
+def head(
+    conn: Connection, table: Table, store_id: str, chain_id: str, *where: ColumnElement[bool]
+) -> Head:
+    """The head of one chain (genesis when it has no entries yet)."""
+    row = conn.execute(
+        select(table.c.seq, table.c.entry_hash, table.c.at)
+        .where(*where)
+        .order_by(table.c.seq.desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        return Head(0, genesis(store_id, chain_id), 0)
+    return Head(int(row.seq), bytes(row.entry_hash), int(row.at))

@@ -91,19 +91,11 @@ def append_entry(
     """Append one sealed, chained, signed entry to a conversation's log."""
     conn = txn.conn
     lock_chain(conn, chain.log_chain(conversation))
-    head = conn.execute(
-        select(L.c.seq, L.c.entry_hash, L.c.at)
-        .where(L.c.conversation == conversation)
-        .order_by(L.c.seq.desc())
-        .limit(1)
-    ).first()
-    seq = int(head.seq) + 1 if head else 1
-    prev = (
-        bytes(head.entry_hash)
-        if head
-        else chain.genesis(store.info.id, chain.log_chain(conversation))
+    start = chain.head(
+        conn, L, store.info.id, chain.log_chain(conversation), L.c.conversation == conversation
     )
-    at = max(store.now_micros(), int(head.at) if head else 0)
+    seq, prev = start.seq + 1, start.prev
+    at = max(store.now_micros(), start.at)
     body_text = crypto.canonical_json(dict(body or {}))
     sealed = None
     if text is not None:

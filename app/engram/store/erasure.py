@@ -123,10 +123,9 @@ def record_erasure(store: Store, txn: WriteTxn, actor: str, body: dict[str, Any]
     E = schema.erasures
     conn = txn.conn
     lock_chain(conn, chain.ERASURE_CHAIN)
-    head = conn.execute(select(E.c.seq, E.c.entry_hash).order_by(E.c.seq.desc()).limit(1)).first()
-    seq = int(head.seq) + 1 if head else 1
-    prev = bytes(head.entry_hash) if head else chain.genesis(store.info.id, chain.ERASURE_CHAIN)
-    at = store.now_micros()
+    start = chain.head(conn, E, store.info.id, chain.ERASURE_CHAIN)
+    seq, prev = start.seq + 1, start.prev
+    at = max(store.now_micros(), start.at)
     body_text = crypto.canonical_json(body)
     entry = chain.entry_hash(prev, erasure_header(seq, at, actor, body_text), None)
     conn.execute(

@@ -85,19 +85,8 @@ def append(
     """
     conn = txn.conn
     lock_chain(conn, chain.journal_chain(person))
-    head = conn.execute(
-        select(J.c.seq, J.c.entry_hash, J.c.at)
-        .where(J.c.person == person)
-        .order_by(J.c.seq.desc())
-        .limit(1)
-    ).first()
-    seq = int(head.seq) if head else 0
-    prev = (
-        bytes(head.entry_hash)
-        if head
-        else chain.genesis(store.info.id, chain.journal_chain(person))
-    )
-    last_at = int(head.at) if head else 0
+    start = chain.head(conn, J, store.info.id, chain.journal_chain(person), J.c.person == person)
+    seq, prev, last_at = start.seq, start.prev, start.at
     target = ProjectionTarget(conn, person)
     target.prefetch(_named_notes(new_events))
     if target.seq != seq:
@@ -174,7 +163,7 @@ def append(
     target.flush()
     chain_id = chain.journal_chain(person)
     txn.heads[chain_id] = (seq, prev)
-    if head is None and rows:
+    if start.seq == 0 and rows:
         txn.revived[chain_id] = store.hidden_name(chain_id)
     return committed
 
