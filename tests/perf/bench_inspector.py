@@ -134,7 +134,9 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
         row = min(model.rowCount() - 1, page * step)
         t0 = time.perf_counter()
         window.table.scrollTo(model.index(row, 0))
-        window.table.viewport().grab()
+        window.table.viewport().grab()  # asks for the page: it loads off the UI thread
+        wait(app, lambda r=row: model.note_at(r) is not None)
+        window.table.viewport().grab()  # and paints once it is there
         page_times.append(time.perf_counter() - t0)
         app.processEvents()
 

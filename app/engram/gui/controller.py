@@ -69,6 +69,7 @@ class InspectorController(QObject):
         if app is not None:
             app.installEventFilter(self.idle)
         self.tasks = TaskRunner(self)
+        window.notes_model.loader = lambda load, done: self._load_page(load, done)
         self.store: Store | None = None
         self.session: PersonSession | None = None
         self.preset_actor = actor
@@ -139,6 +140,9 @@ class InspectorController(QObject):
             lambda busy: w.busy_label.setText("working…" if busy else "")
         )
         self.tasks.failed.connect(self._fail)
+
+    def _load_page(self, load: Any, done: Any) -> None:
+        self.tasks.run(lambda _: load(), done)
 
     def _focus_search(self) -> None:
         self.w.tabs.setCurrentIndex(0)
@@ -352,10 +356,9 @@ class InspectorController(QObject):
                     notes = [
                         n for n in notes if needle.casefold() in (texts[n.id] or "").casefold()
                     ]
-                return ListSource(notes)
-            return ListSource(
-                memory_control.matching_text(session, note_filter, needle, ctx.cancelled)
-            )
+                return ListSource(notes, session)
+            found = memory_control.matching_text(session, note_filter, needle, ctx.cancelled)
+            return ListSource(found, session)
 
         def done(source: NotesSource) -> None:
             if self.session is not session or task is not self._notes_task:

@@ -7,11 +7,20 @@ text search and time travel produce a list of notes off the UI thread.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRect, Qt
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QSize,
+    Qt,
+)
+from PySide6.QtGui import QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from engram.control import notes as memory_control
@@ -52,26 +61,32 @@ _ROLES = frozenset(
 )
 
 
+Page = tuple[list[Note], dict[NoteId, str | None]]
+
+
 class NotesSource(Protocol):
-    """Where the rows come from."""
+    """Where the rows come from. Sources are built off the UI thread with their first page
+    (notes and decrypted texts) ready; `load` reads any other page and runs there too."""
+
+    first: Page
 
     def total(self) -> int: ...
-    def notes(self, offset: int, limit: int) -> Sequence[Note]: ...
+    def load(self, offset: int, limit: int) -> Page: ...
 
 
 class LiveSource:
     """The store's current notes, filtered and sorted in SQL.
 
-    Built off the UI thread with a count and the first page (LIMIT), so the first paint
-    costs the same for any store size; `load_ids` then fetches every matching id in order
-    (also off the UI thread), after which any page is read by id and costs what the first
-    did. Until then a deep page falls back to OFFSET.
+    Built with a count and the first page (LIMIT), so the first paint costs the same for
+    any store size; `load_ids` then fetches every matching id in order, after which any
+    page is read by id and costs what the first did. Until then a deep page uses OFFSET.
     """
 
     def __init__(self, session: PersonSession, note_filter: NoteFilter) -> None:
         self.session = session
         self.filter = note_filter
-        self._total, self._first = memory_control.page(session, note_filter, offset=0, limit=PAGE)
+        self._total, notes = memory_control.page(session, note_filter, offset=0, limit=PAGE)
+        self.first: Page = (notes, memory_control.texts_of(session, notes))
         self.ids: list[NoteId] | None = None
 
     def load_ids(self) -> None:
@@ -81,26 +96,30 @@ class LiveSource:
     def total(self) -> int:
         return self._total
 
-    def notes(self, offset: int, limit: int) -> Sequence[Note]:
-        if offset == 0 and limit <= len(self._first):
-            return self._first[:limit]
+    def load(self, offset: int, limit: int) -> Page:
         ids = self.ids
         if ids is not None:
-            return memory_control.notes_by_ids(self.session, ids[offset : offset + limit])
-        return memory_control.page(self.session, self.filter, offset=offset, limit=limit)[1]
+            notes = memory_control.notes_by_ids(self.session, ids[offset : offset + limit])
+        else:
+            notes = memory_control.page(self.session, self.filter, offset=offset, limit=limit)[1]
+        return notes, memory_control.texts_of(self.session, notes)
 
 
 class ListSource:
     """A list computed elsewhere (time travel, text search)."""
 
-    def __init__(self, notes: Sequence[Note]) -> None:
+    def __init__(self, notes: Sequence[Note], session: PersonSession | None = None) -> None:
+        self.session = session
         self._items = list(notes)
+        self.first: Page = self.load(0, PAGE)
 
     def total(self) -> int:
         return len(self._items)
 
-    def notes(self, offset: int, limit: int) -> Sequence[Note]:
-        return self._items[offset : offset + limit]
+    def load(self, offset: int, limit: int) -> Page:
+        notes = self._items[offset : offset + limit]
+        texts = memory_control.texts_of(self.session, notes) if self.session else {}
+        return notes, texts
 
 
 def _cell(note: Note, key: str, text: str | None) -> str:
@@ -123,16 +142,28 @@ def _cell(note: Note, key: str, text: str | None) -> str:
     return str(getattr(value, "value", value)).replace("_", " ")
 
 
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+
 class NotesTableModel(QAbstractTableModel):
-    """Rows fetched on demand into a page cache; text decrypted a page at a time."""
+    """Rows fetched on demand into a page cache; text decrypted a page at a time.
+
+    With a `loader` (the inspector's background runner) a page not yet fetched shows a
+    placeholder while it loads off the UI thread, then its rows repaint; without one (tests,
+    scripts) pages load in place.
+    """
 
     def __init__(self, session: PersonSession | None = None) -> None:
         super().__init__()
         self.session = session
         self._source: NotesSource = ListSource([])
+        self.loader: Callable[[Callable[[], Page], Callable[[Page], None]], None] | None = None
+        self._loading: set[int] = set()
         self._total = 0
         self._pages: dict[int, list[Note]] = {}
         self._texts: dict[NoteId, str | None] = {}
+        self._cells: dict[NoteId, tuple[str, ...]] = {}
+        self._closed = theme.closed_color()
 
     # -- what the controller calls
     def set_source(self, session: PersonSession | None, source: NotesSource) -> None:
@@ -143,6 +174,10 @@ class NotesTableModel(QAbstractTableModel):
         self._total = source.total()
         self._pages.clear()
         self._texts.clear()
+        self._cells.clear()
+        self._loading.clear()
+        self._closed = theme.closed_color()
+        self._store_page(0, source.first)
         self.endResetModel()
 
     def clear(self) -> None:
@@ -150,18 +185,43 @@ class NotesTableModel(QAbstractTableModel):
         self.set_source(None, ListSource([]))
 
     def note_at(self, row: int) -> Note | None:
-        """The note on a row, fetching its page if needed."""
+        """The note on a row; None while its page is still loading."""
         if not 0 <= row < self._total:
             return None
-        page_number = row // PAGE
-        page = self._pages.get(page_number)
+        number = row // PAGE
+        page = self._pages.get(number)
         if page is None:
-            page = list(self._source.notes(page_number * PAGE, PAGE))
-            self._pages[page_number] = page
-            if self.session is not None:
-                self._texts.update(memory_control.texts_of(self.session, page))
-        offset = row - page_number * PAGE
+            page = self._fetch(number)
+            if page is None:
+                return None
+        offset = row - number * PAGE
         return page[offset] if offset < len(page) else None
+
+    def _fetch(self, number: int) -> list[Note] | None:
+        source = self._source
+        if self.loader is None:
+            return self._store_page(number, source.load(number * PAGE, PAGE))
+        if number not in self._loading:
+            self._loading.add(number)
+
+            def arrived(loaded: Page) -> None:
+                if self._source is not source:
+                    return  # the table shows something else by now
+                self._loading.discard(number)
+                self._store_page(number, loaded)
+                last = min(self._total, (number + 1) * PAGE) - 1
+                self.dataChanged.emit(
+                    self.index(number * PAGE, 0), self.index(last, len(COLUMNS) - 1)
+                )
+
+            self.loader(lambda: source.load(number * PAGE, PAGE), arrived)
+        return None
+
+    def _store_page(self, number: int, loaded: Page) -> list[Note]:
+        notes, texts = loaded
+        self._pages[number] = list(notes)
+        self._texts.update(texts)
+        return self._pages[number]
 
     def text_of(self, note: Note) -> str | None:
         """The decrypted text of a note on a fetched page."""
@@ -194,26 +254,61 @@ class NotesTableModel(QAbstractTableModel):
             return None
         note = self.note_at(index.row())
         if note is None:
-            return None
-        key = COLUMNS[index.column()][0]
+            loading = role == Qt.ItemDataRole.DisplayRole and index.column() == 0
+            return "…" if loading else None
+        column = index.column()
+        key = COLUMNS[column][0]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return _cell(note, key, self._texts.get(note.id))
+            cells = self._cells.get(note.id)
+            if cells is None:  # formatted once per row, then every repaint reads it
+                text = self._texts.get(note.id)
+                cells = tuple(_cell(note, name, text) for name, _ in COLUMNS)
+                self._cells[note.id] = cells
+            return cells[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if key == "scope":
                 return theme.SCOPE_MEANING[note.scope]
             return self._texts.get(note.id) if key == "text" else None
         if role == Qt.ItemDataRole.ForegroundRole and theme.status_is_closed(note.status):
-            return theme.closed_color()
+            return self._closed
         if role == NOTE_ID_ROLE:
             return note.id
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _FLAGS
 
 
 class ScopeBadgeDelegate(QStyledItemDelegate):
-    """Draws the scope as a coloured badge with its name."""
+    """Draws the scope as a coloured badge with its name (each badge drawn once, then
+    copied: a table repaints many rows, and painting from Python is slow)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._badges: dict[tuple[str, bool, int, str], QPixmap] = {}
+
+    def _badge(self, text: str, dark: bool, option: QStyleOptionViewItem) -> QPixmap:
+        metrics = option.fontMetrics
+        key = (text, dark, metrics.height(), option.font.key())
+        badge = self._badges.get(key)
+        if badge is None:
+            scope = Scope(text)
+            ratio = option.widget.devicePixelRatioF() if option.widget else 1.0
+            size = QSize(metrics.horizontalAdvance(text) + 14, metrics.height() + 2)
+            badge = QPixmap(size * ratio)
+            badge.setDevicePixelRatio(ratio)
+            badge.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(badge)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setFont(option.font)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(theme.scope_color(scope, dark))
+            painter.drawRoundedRect(QRect(QPoint(0, 0), size), 7, 7)
+            painter.setPen(theme.badge_text_color(scope, dark))
+            painter.drawText(QRect(QPoint(0, 0), size), Qt.AlignmentFlag.AlignCenter, text)
+            painter.end()
+            self._badges[key] = badge
+        return badge
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
@@ -225,22 +320,8 @@ class ScopeBadgeDelegate(QStyledItemDelegate):
             style.drawPrimitive(
                 QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
             )
-        scope = Scope(text)
         dark = option.palette.color(QPalette.ColorRole.Base).lightness() < 128
-        painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        metrics = option.fontMetrics
-        width = metrics.horizontalAdvance(text) + 14
+        badge = self._badge(text, dark, option)
         rect: QRect = option.rect
-        badge = QRect(
-            rect.left() + 4,
-            rect.center().y() - metrics.height() // 2 - 1,
-            width,
-            metrics.height() + 2,
-        )
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(theme.scope_color(scope, dark))
-        painter.drawRoundedRect(badge, 7, 7)
-        painter.setPen(theme.badge_text_color(scope, dark))
-        painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
-        painter.restore()
+        top = rect.center().y() - round(badge.deviceIndependentSize().height()) // 2
+        painter.drawPixmap(QPoint(rect.left() + 4, top), badge)
