@@ -281,7 +281,9 @@ class ProjectionTarget:
                 C.c.scope == scope,
                 C.c.kind == kind,
             )
-            if (status, scope, kind) in current:
+            if current.get((status, scope, kind), 0) + delta == 0:
+                self.conn.execute(delete(C).where(*where))  # no zero rows: each row is a fact
+            elif (status, scope, kind) in current:
                 self.conn.execute(update(C).where(*where).values(n=C.c.n + delta))
             else:
                 self.conn.execute(
@@ -558,7 +560,6 @@ def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> 
     stored_counts = {
         (r.status, r.scope, r.kind): int(r.n)
         for r in conn.execute(select(C).where(C.c.person == person))
-        if int(r.n) != 0
     }
     if stored_counts != expected_counts:
         return False
