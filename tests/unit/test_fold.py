@@ -183,3 +183,17 @@ def test_conversation_deletion_closes_originals_and_trims_corroborations() -> No
     assert closed is not None and closed.status is NoteStatus.DELETED
     assert kept is not None and kept.is_active and kept.corroborators == ()
     assert ConversationId("c_1") in memory.deleted_conversations
+
+
+def test_times_round_trip_to_the_microsecond() -> None:
+    from datetime import UTC, datetime, timezone
+
+    from engram.model.clock import from_micros, to_micros
+
+    for moment in (
+        START,
+        datetime(1969, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC),
+        datetime(2300, 1, 1, 0, 0, 0, 1, tzinfo=timezone(timedelta(hours=5))),
+    ):
+        assert from_micros(to_micros(moment)) == moment
+    assert to_micros(datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)) == 1_000_000

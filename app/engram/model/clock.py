@@ -42,15 +42,18 @@ class ManualClock:
         self._now = moment
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
 def to_micros(moment: datetime) -> int:
-    """Microseconds since the Unix epoch (how times are stored and chained)."""
-    delta = moment.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    """Microseconds since the Unix epoch (how times are stored and chained); exact."""
+    return (moment - _EPOCH) // _MICROSECOND
 
 
 def from_micros(micros: int) -> datetime:
     """Inverse of to_micros."""
-    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)
+    return _EPOCH + timedelta(microseconds=micros)
 
 
 def parse_time(text: str) -> datetime:

@@ -28,9 +28,10 @@ def note_to_json(note: Note) -> str:
     data: dict[str, Any] = {
         "id": note.id,
         "person": note.person,
-        "kind": note.kind.value,
-        "scope": note.scope.value,
-        "durability": note.durability.value,
+        # StrEnum members are str: json writes them as their values, without `.value`.
+        "kind": note.kind,
+        "scope": note.scope,
+        "durability": note.durability,
         "text_seq": note.text_seq,
         "initial": note.initial_confidence_bp,
         "from": to_micros(note.valid_from),
@@ -40,7 +41,7 @@ def note_to_json(note: Note) -> str:
         "origin": note.origin,
         "sources": [[s.conversation, s.turn, to_micros(s.at)] for s in note.sources],
         "to": to_micros(note.valid_to) if note.valid_to else None,
-        "status": note.status.value,
+        "status": note.status,
         "closure": None
         if closure is None
         else [

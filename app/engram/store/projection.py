@@ -36,9 +36,9 @@ def _note_row(note: Note) -> dict[str, Any]:
     return {
         "person": note.person,
         "id": note.id,
-        "kind": note.kind.value,
-        "scope": note.scope.value,
-        "status": note.status.value,
+        "kind": note.kind,
+        "scope": note.scope,
+        "status": note.status,
         "origin": note.origin,
         "confidence_bp": note.confidence_bp,
         "last_source_at": to_micros(note.last_source_at),
