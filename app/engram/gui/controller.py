@@ -225,6 +225,9 @@ class InspectorController(QObject):
     def lock(self, message: str = "Locked.") -> None:
         """Drop every decrypted thing and the key; the unlock page asks again."""
         self.idle.disarm()
+        for task in (self._verify_task, self._notes_task):
+            if task is not None:
+                task.context.cancel()  # long work stops at its next check, not the lock
         self.tasks.wait()
         if self.store is not None:
             self.store.close()
