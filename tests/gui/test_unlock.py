@@ -85,3 +85,16 @@ def test_idle_lock_fires_with_a_fake_clock_and_drops_everything(
     assert "without activity" in window.unlock_page.message.text()
     unlock(qtbot, inspector, demo_path)  # and the key is needed again
     wait_idle(qtbot, inspector)
+
+
+def test_results_arriving_after_a_lock_are_dropped(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    inspector.controller.preview("subject_alone")
+    inspector.controller.tasks.wait()  # the preview is done, its result still queued
+    inspector.controller.lock("Locked.")
+    qtbot.wait(200)
+    assert inspector.window.audience.block.toPlainText() == ""
+    assert inspector.window.people.count() == 0
+    assert inspector.controller.session is None

@@ -152,3 +152,41 @@ def test_C3_a_person_recreated_after_erasure_verifies(store: Store) -> None:
     append_turn(store, again.id, role="user", author=CANARY_PERSON, text="hello again")
     report = verify(store)
     assert report.ok, report.problems
+
+
+def test_C3_an_erased_person_gets_no_new_memory_through_a_shared_conversation(
+    store: Store,
+) -> None:
+    _fill(store)
+    shared = [c for c in conversations_of_other(store) if CANARY_PERSON in c.participants]
+    assert shared
+    erase_person(PersonSession.open(store, CANARY_PERSON), "canary")
+    from engram.runtime.conversations import conversations_of
+
+    conversation = conversations_of(store, OTHER)[0]
+    assert CANARY_PERSON not in conversation.participants
+    with pytest.raises((NotFound, NotAllowed)):
+        learn_note(
+            store, CANARY_PERSON, NoteDraft("ghost", Kind.FACT, Scope.DIRECT), conversation.id, None
+        )
+    with pytest.raises(NotAllowed):
+        append_turn(store, conversation.id, role="user", author=CANARY_PERSON, text="ghost")
+    assert verify(store).ok
+
+
+def test_a_rolled_back_key_is_not_kept(store: Store) -> None:
+    from engram.store.store import person_key_ref
+
+    with pytest.raises(RuntimeError), store.write() as txn:
+        store.data_key(txn.conn, person_key_ref("nobody"), create=True)
+        raise RuntimeError("the transaction fails after the key was made")
+    from engram.store.store import KeyGone
+
+    with pytest.raises(KeyGone), store.read() as conn:
+        store.data_key(conn, person_key_ref("nobody"))
+
+
+def conversations_of_other(store: Store) -> list:  # type: ignore[type-arg]
+    from engram.runtime.conversations import conversations_of
+
+    return conversations_of(store, OTHER)

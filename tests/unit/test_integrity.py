@@ -183,3 +183,31 @@ def _backup(source: Path, target: Path) -> None:
     checkpoint = source.with_name(source.name + ".checkpoint")
     if checkpoint.exists():
         shutil.copy(checkpoint, target.with_name(target.name + ".checkpoint"))
+
+
+def test_a_damaged_checkpoint_is_never_papered_over_by_a_write(store: Store) -> None:
+    from engram.model.ids import PersonId
+    from engram.runtime.conversations import start_conversation
+
+    start_conversation(store, [PersonId("ana")])
+    store.checkpoint.path.write_text("{ cut short")
+    assert not verify(store).ok
+    start_conversation(store, [PersonId("ben")])  # a write after the damage
+    report = verify(store)
+    assert not report.ok and any("set aside" in p for p in report.problems)
+
+
+def test_a_deleted_key_row_is_caught(store: Store, store_path: Path) -> None:
+    from engram.model.ids import PersonId
+    from engram.runtime.conversations import start_conversation
+
+    start_conversation(store, [PersonId("ana")])
+    session = PersonSession.open(store, "ana")
+    add_note(session, "kept under ana's key", Kind.FACT, Scope.DIRECT)
+    store.close()
+    with sqlite3.connect(store_path) as raw:
+        raw.execute("delete from data_keys where key_ref='person:ana'")
+    reopened = Store.open(str(store_path), passphrase=PASSPHRASE)
+    report = verify(reopened)
+    reopened.close()
+    assert any("person:ana: it is missing" in p for p in report.problems)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,7 @@ class InspectorController(QObject):
         self.detail: dict[str, Any] | None = None
         self._verify_task: Task | None = None
         self._notes_task: Task | None = None
+        self._generation = 0
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(250)
@@ -141,8 +143,28 @@ class InspectorController(QObject):
         )
         self.tasks.failed.connect(self._fail)
 
+    def _run(
+        self,
+        work: Callable[[TaskContext], Any],
+        done: Callable[[Any], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> Task:
+        """Run work for the current unlock only: results arriving after a lock are dropped,
+        so nothing decrypted reappears behind the unlock page."""
+        generation = self._generation
+
+        def deliver(result: Any) -> None:
+            if generation == self._generation and done is not None:
+                done(result)
+
+        def fail(message: str) -> None:
+            if generation == self._generation:
+                (on_error or self._fail)(message)
+
+        return self.tasks.run(work, deliver, fail)
+
     def _load_page(self, load: Any, done: Any) -> None:
-        self.tasks.run(lambda _: load(), done)
+        self._run(lambda _: load(), done)
 
     def _focus_search(self) -> None:
         self.w.tabs.setCurrentIndex(0)
@@ -224,10 +246,13 @@ class InspectorController(QObject):
 
     def lock(self, message: str = "Locked.") -> None:
         """Drop every decrypted thing and the key; the unlock page asks again."""
+        self._generation += 1  # whatever is still on its way belongs to the old session
         self.idle.disarm()
         for task in (self._verify_task, self._notes_task):
             if task is not None:
                 task.context.cancel()  # long work stops at its next check, not the lock
+        self._verify_task = self._notes_task = None
+        self.w.audit.verifying(False)
         self.tasks.wait()
         if self.store is not None:
             self.store.close()
@@ -295,12 +320,13 @@ class InspectorController(QObject):
         def done(session: PersonSession) -> None:
             self.session = session
             self.selected = None
+            self.detail = None
             self.w.actor_label.setText(f"acting as {session.actor}")
             self.w.setWindowTitle(f"Engram Inspector — {session.person}")
             self.refresh_all()
             self.person_opened.emit(session.person)
 
-        self.tasks.run(work, done)
+        self._run(work, done)
 
     # ---- notes --------------------------------------------------------------------------
 
@@ -369,7 +395,7 @@ class InspectorController(QObject):
             self.w.notes_model.set_source(session, source)
             self.w.table.scrollToTop()  # a new list starts at its top (and its first page)
             if isinstance(source, LiveSource):
-                self.tasks.run(lambda _: source.load_ids())
+                self._run(lambda _: source.load_ids())
             total = source.total()
             when = f" as of {moment:%Y-%m-%d %H:%M} UTC" if moment else ""
             self.w.filters.count.setText(f"{total} note{'s' if total != 1 else ''}{when}")
@@ -378,7 +404,7 @@ class InspectorController(QObject):
 
         if self._notes_task is not None:
             self._notes_task.context.cancel()  # a search still decrypting stops early
-        task = self.tasks.run(work, done)
+        task = self._run(work, done)
         self._notes_task = task
 
     def _reselect(self) -> None:
@@ -410,7 +436,7 @@ class InspectorController(QObject):
             self.w.detail.show_detail(detail)
             self.detail_shown.emit(note_id)
 
-        self.tasks.run(lambda _: memory_control.show_note(session, note_id), done)
+        self._run(lambda _: memory_control.show_note(session, note_id), done)
 
     # ---- everything about a person ------------------------------------------------------
 
@@ -462,7 +488,7 @@ class InspectorController(QObject):
                     self.w.people.setCurrentRow(row)
                     self.w.people.blockSignals(False)
 
-        self.tasks.run(lambda _: list_persons(store), done)
+        self._run(lambda _: list_persons(store), done)
 
     def _refresh_timeline(self) -> None:
         session = self.session
@@ -481,7 +507,7 @@ class InspectorController(QObject):
                 self.w.timeline.set_rows(rows, session.store.now())
                 self.w.timeline.select(self.selected)
 
-        self.tasks.run(work, done)
+        self._run(work, done)
 
     def _refresh_conversations(self) -> None:
         session = self.session
@@ -494,7 +520,7 @@ class InspectorController(QObject):
             if pending is not None:
                 self._select_turn(*pending)
 
-        self.tasks.run(
+        self._run(
             lambda _: runtime_conversations.conversations_of(session.store, session.person), done
         )
 
@@ -507,7 +533,7 @@ class InspectorController(QObject):
             self.w.audit.show_log(rows)
             self.audit_shown.emit()
 
-        self.tasks.run(lambda _: forensics.audit_log(session, limit=AUDIT_ROWS), done)
+        self._run(lambda _: forensics.audit_log(session, limit=AUDIT_ROWS), done)
 
     def show_transcript(self, conversation: str) -> None:
         """Load one conversation's turns."""
@@ -519,9 +545,7 @@ class InspectorController(QObject):
             self.w.conversations.show_transcript(entries)
             self.transcript_shown.emit(conversation)
 
-        self.tasks.run(
-            lambda _: runtime_conversations.turns(store, ConversationId(conversation)), done
-        )
+        self._run(lambda _: runtime_conversations.turns(store, ConversationId(conversation)), done)
 
     def open_turn(self, conversation: str, turn: str) -> None:
         """Provenance: open the conversation at the turn a note came from."""
@@ -556,7 +580,7 @@ class InspectorController(QObject):
             self.w.audience.show_preview(*result)
             self.preview_shown.emit()
 
-        self.tasks.run(work, done)
+        self._run(work, done)
 
     # ---- actions ------------------------------------------------------------------------
 
@@ -568,7 +592,7 @@ class InspectorController(QObject):
             self.refresh_all()
             self.changed.emit(what)
 
-        self.tasks.run(lambda _: fn(), done)
+        self._run(lambda _: fn(), done)
 
     def _active_detail(self) -> dict[str, Any] | None:
         if self.session is None or self.detail is None:
@@ -651,7 +675,7 @@ class InspectorController(QObject):
                 lambda: conversation_control.delete_conversation(session, target),
             )
 
-        self.tasks.run(lambda _: conversation_control.preview_delete(session, target), confirm)
+        self._run(lambda _: conversation_control.preview_delete(session, target), confirm)
 
     def erase_person(self) -> None:
         """Erase everything kept about the person, on typed confirmation of their id."""
@@ -684,7 +708,7 @@ class InspectorController(QObject):
             self.prompts.show_report(f"{person} was erased", json.dumps(report, indent=2))
             self.changed.emit(f"{person} erased")
 
-        self.tasks.run(lambda _: erase.erase_person(session, typed), done)
+        self._run(lambda _: erase.erase_person(session, typed), done)
 
     def export_person(self) -> None:
         """Write everything kept about the person to a JSON file."""
@@ -704,7 +728,7 @@ class InspectorController(QObject):
             self.w.statusBar().showMessage(f"Exported to {written}.", 8000)
             self.changed.emit("exported")
 
-        self.tasks.run(work, done)
+        self._run(work, done)
 
     def verify(self) -> None:
         """Check every chain and signature, with progress and Cancel."""
@@ -739,7 +763,7 @@ class InspectorController(QObject):
             self.w.audit.verifying(False)
             self._fail(message)
 
-        self._verify_task = self.tasks.run(work, done, failed)
+        self._verify_task = self._run(work, done, failed)
         self._verify_task.progressed.connect(self.w.audit.show_progress)
 
     def _cancel_verify(self) -> None:

@@ -77,6 +77,7 @@ def note_added(
 
 def writable_conversation(txn: WriteTxn, person: PersonId, conversation: ConversationId) -> None:
     """W4/W7: refuse to learn from a conversation that is gone, incognito, or not theirs."""
+    journal.require_person(txn.conn, person)
     info = conversation_log.get(txn.conn, conversation)
     if info is None:
         raise NotAllowed(f"Conversation {conversation} no longer exists; nothing was written.")

@@ -45,6 +45,11 @@ class CheckpointFile:
         self.store_id = store_id
         self.verify_key = verify_key
 
+    @property
+    def damaged_path(self) -> Path:
+        """Where a damaged checkpoint is kept for whoever investigates."""
+        return self.path.with_name(self.path.name + ".damaged")
+
     def read(self) -> Checkpoint | None:
         """The checkpoint, None if absent; ValueError if unreadable or badly signed."""
         if not self.path.exists():
@@ -75,6 +80,10 @@ class CheckpointFile:
             try:
                 current = self.read() or Checkpoint(self.store_id)
             except (ValueError, KeyError, json.JSONDecodeError):
+                # Never paper over a damaged checkpoint: set it aside (verify keeps saying
+                # so, since a rollback before now can no longer be ruled out) and start anew.
+                if not self.damaged_path.exists():
+                    os.replace(self.path, self.damaged_path)
                 current = Checkpoint(self.store_id)
             for chain, (length, head) in heads.items():
                 known = current.chains.get(chain)

@@ -178,7 +178,8 @@ def scan_files(store: Store, needles: Iterable[bytes]) -> dict[str, Any]:
 def excise_author(
     store: Store, txn: WriteTxn, conversation: ConversationId, author: str, actor: str
 ) -> tuple[int, Shredded]:
-    """Remove one author's turn payloads from a shared log; the chain records the excision."""
+    """Take an erased person out of a shared conversation: their turns' payloads go and they
+    stop being a reader; one signed log entry records both, so the chain still verifies."""
     from engram.model.conversation import EntryKind
     from engram.store.conversation_log import append_entry
 
@@ -195,18 +196,19 @@ def excise_author(
         ).scalars()
     ]
     out = Shredded()
-    if not seqs:
-        return 0, out
-    where = (LP.c.conversation == conversation, LP.c.seq.in_(seqs))
-    out.needles = _capture(conn, LP.c.sealed, *where)
-    out.count("log_payloads", conn.execute(delete(LP).where(*where)).rowcount)
+    if seqs:
+        where = (LP.c.conversation == conversation, LP.c.seq.in_(seqs))
+        out.needles = _capture(conn, LP.c.sealed, *where)
+        out.count("log_payloads", conn.execute(delete(LP).where(*where)).rowcount)
+    CP = schema.conversation_participants
+    conn.execute(delete(CP).where(CP.c.conversation == conversation, CP.c.person == author))
     append_entry(
         store,
         txn,
         conversation,
         EntryKind.EXCISION,
         author=actor,
-        body={"excised": seqs, "reason": "author erased"},
+        body={"excised": seqs, "reason": "participant erased", "participant_removed": author},
     )
     txn.erased = True
     return len(seqs), out

@@ -85,6 +85,7 @@ def append(
     """
     conn = txn.conn
     lock_chain(conn, chain.journal_chain(person))
+    require_person(conn, person)  # an erased person gets no new journal behind anyone's back
     start = chain.head(conn, J, store.info.id, chain.journal_chain(person), J.c.person == person)
     seq, prev, last_at = start.seq, start.prev, start.at
     target = ProjectionTarget(conn, person)
@@ -119,7 +120,13 @@ def append(
         key_ref: str | None = None
         sealed: bytes | None = None
         if new.text is not None:
-            key_ref, key = store.text_key(conn, person, new.text_origin, create=True)
+            try:
+                key_ref, key = store.text_key(conn, person, new.text_origin)
+            except KeyGone:
+                raise NotAllowed(
+                    f"{person}'s keys for that text are gone (erased or deleted); nothing was "
+                    "written."
+                ) from None
             sealed = crypto.seal(
                 key, new.text.encode("utf-8"), payload_aad(store.info.id, person, seq, key_ref)
             )

@@ -111,6 +111,9 @@ class Store:
         if self.signer.verify_key != info.verify_key:
             raise CorruptStore(f"The store at {describe(url)} is damaged: its keys disagree.")
         self._keys: dict[str, bytes] = {}
+        # Keys created by the open write transaction: cached only once it commits, so a
+        # rolled-back key never outlives the row that was never written.
+        self._fresh: dict[str, bytes] = {}
         self.checkpoint = CheckpointFile(checkpoint_path(url, info.id), info.id, info.verify_key)
         self._last_micros = 0
 
@@ -252,11 +255,15 @@ class Store:
     @contextlib.contextmanager
     def write(self) -> Iterator[WriteTxn]:
         """A write transaction: all of it commits or none of it does."""
-        with self.engine.connect() as connection:
-            connection = connection.execution_options(write=True)
-            with connection.begin():
-                txn = WriteTxn(connection)
-                yield txn
+        try:
+            with self.engine.connect() as connection:
+                connection = connection.execution_options(write=True)
+                with connection.begin():
+                    txn = WriteTxn(connection)
+                    yield txn
+            self._keys.update(self._fresh)
+        finally:
+            self._fresh.clear()
         if txn.heads or txn.gone:
             self.checkpoint.update(self.signer, txn.heads, txn.gone, txn.revived)
         if txn.erased:
@@ -280,7 +287,7 @@ class Store:
 
     def data_key(self, conn: Connection, key_ref: str, *, create: bool = False) -> bytes:
         """A person's or conversation's random data key, unwrapped (KeyGone if destroyed)."""
-        cached = self._keys.get(key_ref)
+        cached = self._keys.get(key_ref) or self._fresh.get(key_ref)
         if cached is not None:
             return cached
         wrapped = conn.execute(
@@ -297,6 +304,8 @@ class Store:
                     created_at=self.now_micros(),
                 )
             )
+            self._fresh[key_ref] = key
+            return key
         else:
             try:
                 key = crypto.unseal(self._kek, wrapped, self._key_aad(key_ref))
@@ -334,9 +343,11 @@ class Store:
         ref = note_key_ref(person, origin)
         derived = self._keys.get(ref)
         if derived is None:
-            conversation_key = self.data_key(conn, conversation_key_ref(origin), create=create)
+            conversation_ref = conversation_key_ref(origin)
+            conversation_key = self.data_key(conn, conversation_ref, create=create)
             derived = crypto.note_key(person_key, conversation_key)
-            self._keys[ref] = derived
+            if not {person_key_ref(person), conversation_ref} & self._fresh.keys():
+                self._keys[ref] = derived  # both parents are committed keys
         return ref, derived
 
     def key_for_ref(self, conn: Connection, key_ref: str) -> bytes:

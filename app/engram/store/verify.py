@@ -20,7 +20,7 @@ from engram.store import chain, crypto, projection, schema
 from engram.store.conversation_log import log_header
 from engram.store.erasure import erasure_header
 from engram.store.journal import _event, journal_header
-from engram.store.store import Store
+from engram.store.store import Store, conversation_key_ref, person_key_ref
 
 Progress = Callable[[int, int], None]
 Walked = tuple[str, int, dict[int, bytes]] | None
@@ -239,11 +239,14 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport
         conn.execute(select(CP.c.person).where(CP.c.conversation == conversation)).scalars()
     )
     created = json.loads(rows[0].body) if rows else {}
+    readers = set(created.get("participants", [])) - {
+        json.loads(r.body).get("participant_removed") for r in rows if r.entry == "excision"
+    }
     if (
         row is None
         or not rows
         or (
-            sorted(created.get("participants", [])) != people
+            sorted(readers) != people
             or created.get("surface") != row.surface
             or bool(created.get("incognito")) != bool(row.incognito)
             or created.get("agent") != row.agent
@@ -275,10 +278,31 @@ def _erasures(store: Store, conn: Connection, _name: str, report: VerifyReport) 
 
 
 def _keys(store: Store, conn: Connection, report: VerifyReport) -> None:
-    rows = conn.execute(select(schema.data_keys.c.key_ref, schema.data_keys.c.wrapped))
+    rows = conn.execute(select(schema.data_keys.c.key_ref, schema.data_keys.c.wrapped)).all()
+    present = set()
     for key_ref, wrapped in rows:
+        present.add(key_ref)
         if not store.key_opens(key_ref, bytes(wrapped)):
             report.problem(f"data key {key_ref}: it does not open")
+    # Every key something still needs must be there: a deleted key row silently makes text
+    # unreadable, which only erasure and conversation deletion may do (and they say so).
+    needed = {person_key_ref(p) for p in conn.execute(select(schema.persons.c.id)).scalars()}
+    needed |= {
+        conversation_key_ref(c) for c in conn.execute(select(schema.conversations.c.id)).scalars()
+    }
+    J, JP = schema.journal, schema.journal_payloads
+    refs = conn.execute(
+        select(J.c.key_ref).join(JP, (JP.c.person == J.c.person) & (JP.c.seq == J.c.seq)).distinct()
+    ).scalars()
+    for ref in refs:
+        kind, _, rest = str(ref).partition(":")
+        if kind == "note":
+            person, _, conversation = rest.rpartition(":")
+            needed |= {person_key_ref(person), conversation_key_ref(conversation)}
+        else:
+            needed.add(str(ref))
+    for missing in sorted(needed - present):
+        report.problem(f"data key {missing}: it is missing, so what it sealed cannot be read")
 
 
 def verify(
@@ -318,6 +342,11 @@ def verify(
 def _checkpoint(
     store: Store, heads: dict[str, tuple[int, dict[int, bytes]]], report: VerifyReport
 ) -> None:
+    if store.checkpoint.damaged_path.exists():
+        report.problem(
+            f"checkpoint: it was damaged and set aside at {store.checkpoint.damaged_path}; a "
+            "rollback before then cannot be ruled out"
+        )
     try:
         checkpoint = store.checkpoint.read()
     except (ValueError, KeyError, json.JSONDecodeError) as error:
