@@ -3,6 +3,7 @@ the UI thread through TaskRunner; the views refresh from what comes back."""
 
 from __future__ import annotations
 
+import gc
 import html
 import json
 from collections.abc import Callable
@@ -236,6 +237,10 @@ class InspectorController(QObject):
         self.w.unlock_page.reset("")
         self.idle.arm()
         self._show_people(people)
+        # What is alive now lives as long as the session: keep the collector off it, so its
+        # full passes stay short while the person scrolls.
+        gc.collect()
+        gc.freeze()
         self.unlocked.emit()
         if len(people) == 1 and self.actor is None:
             self.actor = people[0].id  # an individual's own store opens to their notes
@@ -262,7 +267,7 @@ class InspectorController(QObject):
         self.detail = None
         self.actor = self.preset_actor
         w = self.w
-        w.notes_model.clear()
+        w.notes_model.clear_rows()
         w.detail.show_detail(None)
         w.timeline.set_rows([], w.timeline._now)
         w.audience.clear()
@@ -452,7 +457,6 @@ class InspectorController(QObject):
         # Tabs out of sight refresh when they are shown: less work while the person waits.
         self._stale = {"timeline", "conversations", "audit", "audience"}
         self._refresh_current_tab()
-        self._refresh_people()
 
     def _refresh_current_tab(self) -> None:
         w = self.w
@@ -590,6 +594,7 @@ class InspectorController(QObject):
                 self.selected = result
             self.w.statusBar().showMessage(what, 6000)
             self.refresh_all()
+            self._refresh_people()  # counts moved
             self.changed.emit(what)
 
         self._run(lambda _: fn(), done)
@@ -698,7 +703,7 @@ class InspectorController(QObject):
             self.session = None
             self.selected = None
             self.detail = None
-            self.w.notes_model.clear()
+            self.w.notes_model.clear_rows()
             self.w.detail.show_detail(None)
             self.w.timeline.set_rows([], self.w.timeline._now)
             self.w.conversations.clear()

@@ -27,7 +27,12 @@ from engram.gui.audience_panel import AudiencePanel
 from engram.gui.audit_panel import AuditPanel
 from engram.gui.conversations_panel import ConversationsPanel
 from engram.gui.detail_panel import DetailPanel
-from engram.gui.notes_model import SCOPE_COLUMN, NotesTableModel, ScopeBadgeDelegate
+from engram.gui.notes_model import (
+    SCOPE_COLUMN,
+    NotesTableModel,
+    ScopeBadgeDelegate,
+    watch_visible_rows,
+)
 from engram.gui.timeline_view import TimelineView
 from engram.gui.unlock_page import UnlockPage
 from engram.model.notes import NoteStatus
@@ -130,6 +135,8 @@ class MainWindow(QMainWindow):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
         self.table.setItemDelegateForColumn(SCOPE_COLUMN, ScopeBadgeDelegate(self.table))
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        watch_visible_rows(self.table, self.notes_model)
         header = self.table.horizontalHeader()
         header.setSectionsClickable(True)
         header.setSortIndicatorShown(True)

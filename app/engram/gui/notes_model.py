@@ -8,10 +8,9 @@ text search and time travel produce a list of notes off the UI thread.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -20,8 +19,8 @@ from PySide6.QtCore import (
     QSize,
     Qt,
 )
-from PySide6.QtGui import QPainter, QPalette, QPixmap
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtGui import QPainter, QPalette, QPixmap, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
@@ -48,19 +47,6 @@ NOTE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SCOPE_COLUMN = 2
 
 Index = QModelIndex | QPersistentModelIndex
-# The roles the table answers; every other role returns at once, before any row is read.
-_ROLES = frozenset(
-    int(role)
-    for role in (
-        Qt.ItemDataRole.DisplayRole,
-        Qt.ItemDataRole.AccessibleTextRole,
-        Qt.ItemDataRole.ToolTipRole,
-        Qt.ItemDataRole.ForegroundRole,
-        NOTE_ID_ROLE,
-    )
-)
-
-
 Page = tuple[list[Note], dict[NoteId, str | None]]
 
 
@@ -142,59 +128,66 @@ def _cell(note: Note, key: str, text: str | None) -> str:
     return str(getattr(value, "value", value)).replace("_", " ")
 
 
-_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-
-class NotesTableModel(QAbstractTableModel):
-    """Rows fetched on demand into a page cache; text decrypted a page at a time.
-
-    With a `loader` (the inspector's background runner) a page not yet fetched shows a
-    placeholder while it loads off the UI thread, then its rows repaint; without one (tests,
-    scripts) pages load in place.
+class NotesTableModel(QStandardItemModel):
+    """The notes table's rows: every row exists, but only pages someone has looked at hold
+    items. Painting reads items in C++ — no Python call per cell — so a repaint costs the
+    same whatever runs in the background; pages load off the UI thread (with a `loader`)
+    when `request_rows` says they came into view, and fill in when they arrive.
     """
 
     def __init__(self, session: PersonSession | None = None) -> None:
-        super().__init__()
+        super().__init__(0, len(COLUMNS))
+        self.setHorizontalHeaderLabels([label for _, label in COLUMNS])
         self.session = session
         self._source: NotesSource = ListSource([])
         self.loader: Callable[[Callable[[], Page], Callable[[Page], None]], None] | None = None
-        self._loading: set[int] = set()
-        self._total = 0
         self._pages: dict[int, list[Note]] = {}
         self._texts: dict[NoteId, str | None] = {}
-        self._cells: dict[NoteId, tuple[str, ...]] = {}
-        self._closed = theme.closed_color()
+        self._loading: set[int] = set()
+        self._total = 0
 
     # -- what the controller calls
     def set_source(self, session: PersonSession | None, source: NotesSource) -> None:
         """Show another set of rows."""
         self.beginResetModel()
+        self.blockSignals(True)
         self.session = session
         self._source = source
         self._total = source.total()
         self._pages.clear()
         self._texts.clear()
-        self._cells.clear()
         self._loading.clear()
-        self._closed = theme.closed_color()
+        self.setRowCount(0)
+        self.setRowCount(self._total)
         self._store_page(0, source.first)
+        self.blockSignals(False)
         self.endResetModel()
 
-    def clear(self) -> None:
+    def clear_rows(self) -> None:
         """Drop every row and decrypted text (locking)."""
         self.set_source(None, ListSource([]))
 
+    def request_rows(self, first: int, last: int) -> None:
+        """Rows `first`..`last` are in view: load the pages they sit on."""
+        if self._total == 0:
+            return
+        first, last = max(0, first), min(self._total - 1, last)
+        for number in range(first // PAGE, last // PAGE + 1):
+            if number not in self._pages:
+                self._fetch(number)
+
     def note_at(self, row: int) -> Note | None:
-        """The note on a row; None while its page is still loading."""
+        """The note on a row; None while its page is not loaded."""
         if not 0 <= row < self._total:
             return None
-        number = row // PAGE
-        page = self._pages.get(number)
+        page = self._pages.get(row // PAGE)
         if page is None:
-            page = self._fetch(number)
+            if self.loader is not None:
+                return None
+            page = self._fetch(row // PAGE)
             if page is None:
                 return None
-        offset = row - number * PAGE
+        offset = row % PAGE
         return page[offset] if offset < len(page) else None
 
     def _fetch(self, number: int) -> list[Note] | None:
@@ -205,14 +198,9 @@ class NotesTableModel(QAbstractTableModel):
             self._loading.add(number)
 
             def arrived(loaded: Page) -> None:
-                if self._source is not source:
-                    return  # the table shows something else by now
-                self._loading.discard(number)
-                self._store_page(number, loaded)
-                last = min(self._total, (number + 1) * PAGE) - 1
-                self.dataChanged.emit(
-                    self.index(number * PAGE, 0), self.index(last, len(COLUMNS) - 1)
-                )
+                if self._source is source:  # else the table shows something else by now
+                    self._loading.discard(number)
+                    self._store_page(number, loaded)
 
             self.loader(lambda: source.load(number * PAGE, PAGE), arrived)
         return None
@@ -221,62 +209,57 @@ class NotesTableModel(QAbstractTableModel):
         notes, texts = loaded
         self._pages[number] = list(notes)
         self._texts.update(texts)
+        closed = theme.closed_color()
+        # One change signal for the page, not one per cell.
+        blocked = self.blockSignals(True)
+        for offset, note in enumerate(notes):
+            row = number * PAGE + offset
+            if row >= self._total:
+                break
+            text = texts.get(note.id)
+            for column, (key, _) in enumerate(COLUMNS):
+                item = QStandardItem(_cell(note, key, text))
+                item.setEditable(False)
+                if theme.status_is_closed(note.status):
+                    item.setForeground(closed)
+                if key == "text":
+                    item.setToolTip(text or "")
+                    item.setData(note.id, NOTE_ID_ROLE)
+                elif key == "scope":
+                    item.setToolTip(theme.SCOPE_MEANING[note.scope])
+                self.setItem(row, column, item)
+        self.blockSignals(blocked)
+        if notes and not blocked:
+            last = min(self._total, number * PAGE + len(notes)) - 1
+            self.dataChanged.emit(self.index(number * PAGE, 0), self.index(last, len(COLUMNS) - 1))
         return self._pages[number]
 
     def text_of(self, note: Note) -> str | None:
-        """The decrypted text of a note on a fetched page."""
+        """The decrypted text of a note on a loaded page."""
         return self._texts.get(note.id)
 
     def row_of(self, note_id: str) -> int | None:
-        """The row of a note among pages already fetched."""
+        """The row of a note among pages already loaded."""
         for number, page in self._pages.items():
             for offset, note in enumerate(page):
                 if note.id == note_id:
                     return number * PAGE + offset
         return None
 
-    # -- Qt
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else self._total
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
+def watch_visible_rows(view: QTableView, model: NotesTableModel) -> None:
+    """Tell the model which rows a view shows whenever it scrolls, resizes or resets."""
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][1]
-        return None
+    def visible() -> None:
+        top = max(0, view.rowAt(0))
+        bottom = view.rowAt(max(0, view.viewport().height() - 1))
+        if bottom < 0:
+            bottom = top + max(1, view.viewport().height() // 20)
+        model.request_rows(top, bottom)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if int(role) not in _ROLES or not index.isValid():
-            return None
-        note = self.note_at(index.row())
-        if note is None:
-            loading = role == Qt.ItemDataRole.DisplayRole and index.column() == 0
-            return "…" if loading else None
-        column = index.column()
-        key = COLUMNS[column][0]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            cells = self._cells.get(note.id)
-            if cells is None:  # formatted once per row, then every repaint reads it
-                text = self._texts.get(note.id)
-                cells = tuple(_cell(note, name, text) for name, _ in COLUMNS)
-                self._cells[note.id] = cells
-            return cells[column]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if key == "scope":
-                return theme.SCOPE_MEANING[note.scope]
-            return self._texts.get(note.id) if key == "text" else None
-        if role == Qt.ItemDataRole.ForegroundRole and theme.status_is_closed(note.status):
-            return self._closed
-        if role == NOTE_ID_ROLE:
-            return note.id
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        return _FLAGS
+    view.verticalScrollBar().valueChanged.connect(lambda _v: visible())
+    view.verticalScrollBar().rangeChanged.connect(lambda _a, _b: visible())
+    model.modelReset.connect(visible)
 
 
 class ScopeBadgeDelegate(QStyledItemDelegate):
