@@ -1,8 +1,9 @@
-"""The notes table: an id-based lazy model (Anki's browser table).
+"""The notes table: lazy rows over an id-ordered source (after Anki's browser table).
 
-The model holds a total and fetches rows a page at a time from a NotesSource, decrypting
-only the page it shows; sorting and field filters happen in SQL (control.notes.page),
-text search and time travel produce a list of notes off the UI thread.
+A NotesSource knows the total and reads a page of notes (with their decrypted text) at a
+time; sorting and field filters happen in SQL (control.notes), text search and time travel
+produce a list off the UI thread. The model holds items only for pages that came into view,
+so painting never calls Python per cell.
 """
 
 from __future__ import annotations
