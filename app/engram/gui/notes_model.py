@@ -211,22 +211,23 @@ class NotesTableModel(QStandardItemModel):
         self._pages[number] = list(notes)
         self._texts.update(texts)
         closed = theme.closed_color()
-        # One change signal for the page, not one per cell.
+        # One change signal for the page, not one per cell; the view edits nothing, so the
+        # items need no flags of their own.
         blocked = self.blockSignals(True)
         for offset, note in enumerate(notes):
             row = number * PAGE + offset
             if row >= self._total:
                 break
             text = texts.get(note.id)
+            dim = theme.status_is_closed(note.status)
             for column, (key, _) in enumerate(COLUMNS):
                 item = QStandardItem(_cell(note, key, text))
-                item.setEditable(False)
-                if theme.status_is_closed(note.status):
+                if dim:
                     item.setForeground(closed)
-                if key == "text":
+                if column == 0:
                     item.setToolTip(text or "")
                     item.setData(note.id, NOTE_ID_ROLE)
-                elif key == "scope":
+                elif column == SCOPE_COLUMN:
                     item.setToolTip(theme.SCOPE_MEANING[note.scope])
                 self.setItem(row, column, item)
         self.blockSignals(blocked)
