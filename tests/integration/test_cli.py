@@ -229,3 +229,37 @@ def test_desk_without_a_display_says_what_to_do_instead(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "xvfb-run" in done.stderr and "engram notes list" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_history_commands(cli: Any, populated: dict[str, str]) -> None:
+    c = populated["conversation"]
+    call = cli(
+        "conversation",
+        "tool",
+        c,
+        "--name",
+        "weather",
+        "--args",
+        '{"city": "Oslo"}',
+        "--result",
+        "Oslo: 3°C and sleet",
+    ).out.strip()
+    assert call.startswith("k_")
+    found = cli("conversation", "find", c, "oslo", "--json").json()
+    assert {m["turn_id"] for m in found["matches"]} == {populated["turn"], call}
+    turn = cli("conversation", "read-turn", c, populated["turn"], "--json").json()
+    assert turn["text"] == "I moved to Oslo"
+    assert cli("conversation", "read-tool-result", c, call, "--json").json()["result"] == (
+        "Oslo: 3°C and sleet"
+    )
+    assert (
+        cli("--actor", "staff:dana", "conversation", "excise", c, call, "--reason", "test").code
+        == 0
+    )
+    removed = cli("conversation", "read-tool-result", c, call, "--json").json()
+    assert removed["removed"] is True and "result" not in removed
+    missing = cli("conversation", "read-turn", c, "t_nope", "--json")
+    assert missing.code == 1 and "There is no turn" in missing.json()["error"]
+    bad = cli("conversation", "tool", c, "--name", "x", "--args", "{nope", "--result", "r")
+    assert bad.code == 1 and "--args must be JSON" in bad.err
+    assert cli("verify", "--json").json()["ok"] is True

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from engram.cli.context import CommandContext
@@ -10,10 +11,11 @@ from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, s
 from engram.control import conversations as conversation_control
 from engram.control import views
 from engram.model.conversation import Surface
+from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, person_id
 from engram.model.scope import parse_enum
 from engram.runtime import context as turn_context
-from engram.runtime import conversations
+from engram.runtime import conversations, history
 
 
 def register(commands: Any) -> None:
@@ -44,6 +46,41 @@ def register(commands: Any) -> None:
     p.add_argument("--preview", action="store_true", help="show what would close; change nothing")
     add_json_flag(p)
     p.set_defaults(handler=cmd_delete)
+
+    p = actions.add_parser("tool", help="record a tool call and its result; prints the call id")
+    p.add_argument("conversation")
+    p.add_argument("--name", required=True)
+    p.add_argument("--args", required=True, help="the call's arguments (JSON)")
+    p.add_argument("--result", required=True)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_tool)
+
+    p = actions.add_parser("find", help="conversation_find: search this conversation")
+    p.add_argument("conversation")
+    p.add_argument("query")
+    p.add_argument("--mode", default="relevance", choices=["relevance", "pattern"])
+    p.add_argument("--limit", type=int)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_history, tool="conversation_find")
+
+    p = actions.add_parser("read-turn", help="conversation_read_turn")
+    p.add_argument("conversation")
+    p.add_argument("turn_id")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_history, tool="conversation_read_turn")
+
+    p = actions.add_parser("read-tool-result", help="conversation_read_tool_result")
+    p.add_argument("conversation")
+    p.add_argument("call_id")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_history, tool="conversation_read_tool_result")
+
+    p = actions.add_parser("excise", help="remove a tool result's content (administrators)")
+    p.add_argument("conversation")
+    p.add_argument("call_id")
+    p.add_argument("--reason", required=True)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_excise)
 
     group = commands.add_parser("conversations", help="a person's conversations")
     actions = group.add_subparsers(dest="conversations_command", metavar="ACTION")
@@ -161,4 +198,53 @@ def cmd_recall(ctx: CommandContext) -> int:
             emit_line(f"- {item.text}")
         for line in result.digest:
             emit_line(f"~ {line}")
+    return 0
+
+
+def cmd_tool(ctx: CommandContext) -> int:
+    a = ctx.args
+    try:
+        json.loads(a.args)
+    except json.JSONDecodeError:
+        raise InvalidInput('--args must be JSON, e.g. \'{"city": "Oslo"}\'.') from None
+    call = conversations.record_tool_call(
+        ctx.store(),
+        ConversationId(a.conversation),
+        name=a.name,
+        arguments=a.args,
+        result=a.result,
+    )
+    emit_json({"call_id": call}) if ctx.as_json else emit_line(call)
+    return 0
+
+
+def cmd_history(ctx: CommandContext) -> int:
+    a = ctx.args
+    arguments = {
+        key: getattr(a, key)
+        for key in ("query", "mode", "limit", "turn_id", "call_id")
+        if getattr(a, key, None) is not None
+    }
+    answer = history.dispatch(ctx.store(), ConversationId(a.conversation), a.tool, arguments)
+    if "error" in answer:
+        raise InvalidInput(answer["error"])  # the tool's own one-sentence error
+    emit_json(answer) if ctx.as_json else emit_line(
+        json.dumps(answer, indent=2, ensure_ascii=False)
+    )
+    return 0
+
+
+def cmd_excise(ctx: CommandContext) -> int:
+    a = ctx.args
+    conversations.excise_tool_result(
+        ctx.store(),
+        ConversationId(a.conversation),
+        a.call_id,
+        actor=a.actor or "admin",
+        reason=a.reason,
+    )
+    if ctx.as_json:
+        emit_json({"call_id": a.call_id, "removed": True})
+    else:
+        emit_line(f"Removed the result of {a.call_id}; the log records who, when and why.")
     return 0

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from engram.engine.scope import audience_for
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
-from engram.model.ids import ConversationId, PersonId, TurnId, new_turn_id
+from engram.model.ids import CallId, ConversationId, PersonId, TurnId, new_call_id, new_turn_id
 from engram.model.scope import Audience
 from engram.store import conversation_log, journal
 from engram.store.store import Store
@@ -103,3 +103,72 @@ def conversations_of(store: Store, person: PersonId) -> list[ConversationInfo]:
 def audience_of(info: ConversationInfo, subject: PersonId) -> Audience:
     """Who reads this conversation, relative to the subject (S3)."""
     return audience_for(subject, info.participants, info.surface.value)
+
+
+def record_tool_call(
+    store: Store,
+    conversation: ConversationId,
+    *,
+    name: str,
+    arguments: str,
+    result: str,
+    author: str = "assistant",
+    status: str = "ok",
+) -> CallId:
+    """Record a tool call and its result (both sealed); returns the call id."""
+    if not name.strip():
+        raise InvalidInput("A tool call needs a tool name.")
+    for text, what in ((arguments, "arguments"), (result, "result")):
+        if len(text) > MAX_TURN_CHARS:
+            raise InvalidInput(
+                f"The tool {what} are {len(text):,} characters; at most {MAX_TURN_CHARS:,}."
+            )
+    require_conversation(store, conversation)
+    call = new_call_id()
+    with store.write() as txn:
+        conversation_log.append_entry(
+            store,
+            txn,
+            conversation,
+            EntryKind.TOOL_CALL,
+            ref=call,
+            author=author,
+            body={"name": name},
+            text=arguments,
+        )
+        conversation_log.append_entry(
+            store,
+            txn,
+            conversation,
+            EntryKind.TOOL_RESULT,
+            ref=call,
+            author=author,
+            status=status,
+            body={"name": name},
+            text=result,
+        )
+    return call
+
+
+def excise_tool_result(
+    store: Store, conversation: ConversationId, call: str, *, actor: str, reason: str
+) -> None:
+    """An administrator removes a tool result's content; the chain keeps its place (H4, H5)."""
+    if not reason.strip():
+        raise InvalidInput("Say why the tool result is removed: --reason is required.")
+    require_conversation(store, conversation)
+    with store.write() as txn:
+        entries = conversation_log.entries(txn.conn, conversation)
+        result = next(
+            (e for e in entries if e.kind is EntryKind.TOOL_RESULT and e.ref == call), None
+        )
+        if result is None:
+            raise NotFound(f"There is no tool call {call!r} in conversation {conversation}.")
+        if any(
+            e.kind is EntryKind.EXCISION and result.seq in e.body.get("excised", [])
+            for e in entries
+        ):
+            raise NotAllowed(f"The result of {call} was already removed.")
+        conversation_log.excise(
+            store, txn, conversation, [result.seq], actor, reason, body={"call": call}
+        )

@@ -220,3 +220,28 @@ def entry_texts(
             ) from None
         found[int(row.seq)] = plain.decode("utf-8")
     return found
+
+
+def excise(
+    store: Store,
+    txn: WriteTxn,
+    conversation: ConversationId,
+    seqs: list[int],
+    actor: str,
+    reason: str,
+    body: Mapping[str, Any] | None = None,
+) -> LogEntry:
+    """Delete some entries' payloads; a signed excision entry (reason sealed) records it, so
+    the chain still verifies and readers can say what was removed, by whom and when."""
+    LP_ = LP
+    txn.conn.execute(LP_.delete().where(LP_.c.conversation == conversation, LP_.c.seq.in_(seqs)))
+    txn.erased = True
+    return append_entry(
+        store,
+        txn,
+        conversation,
+        EntryKind.EXCISION,
+        author=actor,
+        body={"excised": seqs, **dict(body or {})},
+        text=reason,
+    )

@@ -1,0 +1,236 @@
+"""Lexical search over a conversation's messages (H1, H2) — pure, no index, no I/O.
+
+Relevance: the score is the number of distinct query words a message contains; ties go
+to the newer message. Words are compared after Unicode normalisation (NFKC, case folded,
+accents stripped), without punctuation or stop words, and by a light stem so that "plans",
+"planned" and "planning" meet "plan".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+DEFAULT_LIMIT = 5
+MAX_LIMIT = 25
+EXCERPT_CHARS = 160
+NO_MATCH_HINT = (
+    "nothing in this conversation matched; try fewer or different words, or switch mode to "
+    "see what is there another way"
+)
+MORE_HINT = "more messages matched; ask for a higher limit (25 at most) or narrow the query"
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "ours",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "too",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+    ]
+)
+_SUFFIXES = ("ingly", "edly", "ing", "ied", "ies", "ed", "es", "ly", "s")
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A searchable message: its turn id, position (higher is newer) and text."""
+
+    turn: str
+    position: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One result."""
+
+    turn: str
+    score: int
+    excerpt: str
+
+
+@dataclass(frozen=True, slots=True)
+class FindResult:
+    """What conversation_find returns."""
+
+    matches: tuple[Match, ...]
+    truncated: bool
+    hint: str | None
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to meet plurals and verb forms, never below 3 letters."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # planned -> plann -> plan
+    return word
+
+
+def terms(text: str) -> set[str]:
+    """The comparable words of a text."""
+    return {stem(w) for w in _WORD.findall(_fold(text)) if w not in STOP_WORDS}
+
+
+def clamp(limit: int | None) -> int:
+    """5 by default, 25 at most (H1)."""
+    if limit is None:
+        return DEFAULT_LIMIT
+    return max(1, min(MAX_LIMIT, limit))
+
+
+def excerpt(text: str, start: int, end: int, width: int = EXCERPT_CHARS) -> str:
+    """A window of `text` around [start, end), marked with ellipses where cut."""
+    room = max(0, width - (end - start)) // 2
+    left, right = max(0, start - room), min(len(text), end + room)
+    flat = " ".join(text[left:right].split())
+    return ("…" if left > 0 else "") + flat + ("…" if right < len(text) else "")
+
+
+def find_relevant(messages: Iterable[Message], query: str, limit: int | None) -> FindResult:
+    """H1: rank by the number of query words matched, newer first on ties."""
+    wanted = terms(query)
+    count = clamp(limit)
+    scored: list[tuple[int, int, Message]] = []
+    if wanted:
+        for message in messages:
+            hits = wanted & terms(message.text)
+            if hits:
+                scored.append((len(hits), message.position, message))
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    matches = tuple(
+        Match(m.turn, score, _word_excerpt(m.text, wanted)) for score, _, m in scored[:count]
+    )
+    return _result(matches, len(scored) > count)
+
+
+def _word_excerpt(text: str, wanted: set[str]) -> str:
+    for found in _WORD.finditer(text):
+        if stem(_fold(found.group())) in wanted:
+            return excerpt(text, found.start(), found.end())
+    return excerpt(text, 0, 0)
+
+
+def find_pattern(
+    messages: Sequence[Message],
+    pattern: str,
+    limit: int | None,
+    search: Callable[[str], tuple[int, int] | None],
+) -> FindResult:
+    """H2: newest first; `search(text)` returns (start, end) of the first match or None.
+
+    The caller supplies `search` (literal or a time-bounded regular expression), so this
+    stays pure and a hostile pattern is the caller's to bound.
+    """
+    count = clamp(limit)
+    found: list[Match] = []
+    more = False
+    for message in sorted(messages, key=lambda m: -m.position):
+        span = search(message.text)
+        if span is None:
+            continue
+        if len(found) == count:
+            more = True
+            break
+        found.append(Match(message.turn, 1, excerpt(message.text, span[0], span[1])))
+    return _result(tuple(found), more)
+
+
+def _result(matches: tuple[Match, ...], truncated: bool) -> FindResult:
+    if not matches:
+        return FindResult((), False, NO_MATCH_HINT)
+    return FindResult(matches, truncated, MORE_HINT if truncated else None)
+
+
+def cut_middle(text: str, keep: int) -> tuple[str, bool, int]:
+    """H3: a long text keeps its start and end; returns (text, truncated, characters cut)."""
+    if len(text) <= keep:
+        return text, False, 0
+    head = keep // 2
+    tail = keep - head
+    cut = len(text) - keep
+    return (
+        f"{text[:head]}\n[… {cut:,} characters cut from the middle …]\n{text[-tail:]}",
+        True,
+        cut,
+    )

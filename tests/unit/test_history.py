@@ -1,0 +1,165 @@
+"""The conversation-history tools, H1-H6, through the dispatcher the agent uses."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from engram.engine.history_search import NO_MATCH_HINT, stem, terms
+from engram.model.ids import ConversationId, PersonId
+from engram.runtime.conversations import (
+    append_turn,
+    excise_tool_result,
+    record_tool_call,
+    start_conversation,
+)
+from engram.runtime.history import REMOVED, TOOL_DEFINITIONS, dispatch
+from engram.store.store import Store
+from engram.store.verify import verify
+
+ANA = PersonId("ana")
+
+
+def _chat(store: Store, *lines: tuple[str, str]) -> tuple[ConversationId, list[str]]:
+    info = start_conversation(store, [ANA])
+    turns = [
+        append_turn(
+            store, info.id, role=role, author=ANA if role == "user" else "helper", text=text
+        )
+        for role, text in lines
+    ]
+    return info.id, turns
+
+
+def _call(store: Store, conversation: ConversationId, name: str, **args: Any) -> dict[str, Any]:
+    return dispatch(store, conversation, name, args)
+
+
+def test_H1_relevance_counts_matching_words_newer_first_on_ties(store: Store) -> None:
+    conversation, turns = _chat(
+        store,
+        ("user", "We planned the deploy for Friday behind a feature flag."),
+        ("assistant", "Noted: deploy on Friday."),
+        ("user", "The deploy plan changed: Monday, still behind the flag."),
+        ("user", "Unrelated: lunch was good."),
+    )
+    answer = _call(store, conversation, "conversation_find", query="deploy plan flag")
+    ids = [m["turn_id"] for m in answer["matches"]]
+    # three words each for turns 2 and 0 (plan ~ planned): the newer wins the tie
+    assert ids[:2] == [turns[2], turns[0]]
+    assert ids[2] == turns[1] and turns[3] not in ids
+    assert answer["truncated"] is False
+    assert "deploy" in answer["matches"][0]["excerpt"].lower()
+
+
+def test_H1_five_by_default_twenty_five_at_most_with_a_hint_when_more(store: Store) -> None:
+    conversation, _ = _chat(store, *[("user", f"note about tea number {i}") for i in range(30)])
+    default = _call(store, conversation, "conversation_find", query="tea")
+    assert len(default["matches"]) == 5 and default["truncated"] is True and default["hint"]
+    most = _call(store, conversation, "conversation_find", query="tea", limit=100)
+    assert len(most["matches"]) == 25
+
+
+def test_H1_normalises_case_accents_punctuation_and_word_forms() -> None:
+    assert terms("CAFÉ, cafés!") == terms("cafe") | terms("cafes")
+    assert stem("planned") == stem("plans") == stem("planning") == "plan"
+    assert "the" not in terms("the plan")
+
+
+def test_H2_pattern_mode_literal_or_regex_newest_first(store: Store) -> None:
+    conversation, turns = _chat(
+        store,
+        ("user", "Ticket INC-1234 is open."),
+        ("user", "Also INC-99 and INC-7."),
+        ("user", "nothing here"),
+    )
+    answer = _call(store, conversation, "conversation_find", query=r"INC-\d+", mode="pattern")
+    assert [m["turn_id"] for m in answer["matches"]] == [turns[1], turns[0]]
+    nothing = _call(store, conversation, "conversation_find", query="zebra", mode="pattern")
+    assert nothing == {"matches": [], "truncated": False, "hint": NO_MATCH_HINT}
+
+
+def test_H2_a_hostile_pattern_is_bounded_and_explained(store: Store) -> None:
+    conversation, _ = _chat(store, ("user", "a" * 5_000 + "b"))
+    start = time.monotonic()
+    answer = _call(store, conversation, "conversation_find", query="(a+)+$", mode="pattern")
+    assert time.monotonic() - start < 5
+    assert "takes too long" in answer["error"]
+    bad = _call(store, conversation, "conversation_find", query="(unclosed", mode="pattern")
+    assert "not a valid regular expression" in bad["error"]
+
+
+def test_H3_read_turn_cuts_long_middles_and_rejects_unknown_ids(store: Store) -> None:
+    long_text = "START " + "x" * 20_000 + " END"
+    conversation, turns = _chat(store, ("user", "short one"), ("user", long_text))
+    short = _call(store, conversation, "conversation_read_turn", turn_id=turns[0])
+    assert short["text"] == "short one" and short["truncated"] is False
+    cut = _call(store, conversation, "conversation_read_turn", turn_id=turns[1])
+    assert cut["truncated"] is True and cut["text"].startswith("START")
+    assert cut["text"].endswith("END") and "characters cut" in cut["text"]
+    assert (
+        "There is no turn"
+        in _call(store, conversation, "conversation_read_turn", turn_id="t_nope")["error"]
+    )
+
+
+def test_H4_H5_excised_results_read_as_a_notice_and_are_never_found(
+    store: Store, store_path: Path
+) -> None:
+    conversation, _ = _chat(store, ("user", "look up my account"))
+    call = record_tool_call(
+        store,
+        conversation,
+        name="crm_lookup",
+        arguments='{"id": 7}',
+        result="account 7: SECRET-ACCOUNT-TOKEN balance 120",
+    )
+    found = _call(
+        store, conversation, "conversation_find", query="SECRET-ACCOUNT-TOKEN", mode="pattern"
+    )
+    assert found["matches"][0]["turn_id"] == call
+    excise_tool_result(store, conversation, call, actor="staff:dana", reason="leaked a token")
+    read = _call(store, conversation, "conversation_read_tool_result", call_id=call)
+    assert read["removed"] is True and read["notice"] == REMOVED
+    assert "SECRET" not in str(read) and read["removed_by"] == "staff:dana"
+    for mode, query in (("pattern", "SECRET-ACCOUNT-TOKEN"), ("relevance", "secret token")):
+        assert (
+            _call(store, conversation, "conversation_find", query=query, mode=mode)["matches"] == []
+        )
+    listed = _call(store, conversation, "conversation_list_tool_calls")
+    assert listed == {"calls": [{"call_id": call, "name": "crm_lookup", "removed": True}]}
+    report = verify(store)
+    assert report.ok, report.problems  # the chain still verifies
+    raw = b"".join(
+        p.read_bytes()
+        for p in store_path.parent.glob(store_path.name + "*")
+        if not p.name.endswith((".checkpoint", ".lock"))
+    )
+    assert b"SECRET-ACCOUNT-TOKEN" not in raw
+
+
+def test_H6_no_tool_takes_a_conversation_and_scope_fields_are_ignored(store: Store) -> None:
+    mine, _ = _chat(store, ("user", "my own words about gardens"))
+    other, _ = _chat(store, ("user", "someone else's words about gardens"))
+    for tool in TOOL_DEFINITIONS:
+        properties = tool["function"]["parameters"]["properties"]
+        assert not {"conversation", "conversation_id", "person", "scope"} & set(properties)
+    answer = dispatch(
+        store,
+        mine,
+        "conversation_find",
+        {"query": "gardens", "conversation": other, "scope": "portable", "person": "someone"},
+    )
+    texts = [m["excerpt"] for m in answer["matches"]]
+    assert texts == ["my own words about gardens"]
+
+
+def test_recent_turns_and_unknown_tools(store: Store) -> None:
+    conversation, turns = _chat(store, *[("user", f"turn {i}") for i in range(8)])
+    recent = _call(store, conversation, "conversation_recent_turns", limit=3)
+    assert [t["turn_id"] for t in recent["turns"]] == turns[-3:]
+    assert "no history tool" in _call(store, conversation, "conversation_delete_all")["error"]
+    assert "JSON object" in dispatch(store, conversation, "conversation_find", "not json")["error"]
+    lost = dispatch(store, ConversationId("c_nope"), "conversation_recent_turns", {})
+    assert "There is no conversation" in lost["error"]
