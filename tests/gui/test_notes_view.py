@@ -128,3 +128,21 @@ def test_timeline_bars_select_notes(qtbot: Any, inspector: Inspector, demo_path:
         qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=point)
     assert got.args == [timeline._rows[index].note.id]
     assert "contradicted" in inspector.window.detail.browser.toPlainText()
+
+
+def test_transcript_shows_tool_calls_and_excision_notices(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    panel = inspector.window.conversations
+    show_tab(qtbot, inspector, panel)
+    seen = []
+    for row in range(panel.list.count()):
+        with qtbot.waitSignal(inspector.controller.transcript_shown, timeout=SIGNAL_TIMEOUT):
+            panel.list.setCurrentRow(row)
+        seen.append(panel.transcript.toPlainText())
+    everything = "\n".join(seen)
+    assert "places_search returned" in everything and "Boulangerie du Plateau" in everything
+    assert "staff:dana removed the result of" in everything
+    assert "third party's private phone number" in everything  # the reason is shown
+    assert "04 76 00 00 00" not in everything  # the excised content is not

@@ -160,6 +160,15 @@ def _play(s: _Script) -> None:
             (MAYA, "I have a dentist appointment on Tuesday, remind me to leave early."),
         ],
     )
+    s.later(seconds=20)
+    conversations.record_tool_call(
+        store,
+        c2,
+        name="places_search",
+        arguments='{"query": "vegetarian bakery", "near": "Croix-Rousse, Lyon"}',
+        result="1. Boulangerie du Plateau, Rue d'Austerlitz (vegetarian options)\n"
+        "2. Pain & Cie, Grande Rue de la Croix-Rousse",
+    )
     note_writes.restate(store, MAYA, veg, c2, t2[0])
     dentist = s.learn(
         MAYA,
@@ -219,6 +228,22 @@ def _play(s: _Script) -> None:
             (MAYA, "I'm at the airport right now, flight delayed."),
             (MAYA, "Bakery hunting again — vegetarian as ever."),
         ],
+    )
+    s.later(seconds=20)
+    lookup = conversations.record_tool_call(
+        store,
+        c4,
+        name="contacts_lookup",
+        arguments='{"name": "moving company"}',
+        result="Déménagements Alpes — ask for Luc, 04 76 00 00 00 (private mobile)",
+    )
+    s.later(hours=2)
+    conversations.excise_tool_result(
+        store,
+        c4,
+        lookup,
+        actor="staff:dana",
+        reason="The result held a third party's private phone number.",
     )
     note_writes.contradict(
         store,

@@ -549,7 +549,9 @@ class InspectorController(QObject):
             self.w.conversations.show_transcript(entries)
             self.transcript_shown.emit(conversation)
 
-        self._run(lambda _: runtime_conversations.turns(store, ConversationId(conversation)), done)
+        self._run(
+            lambda _: runtime_conversations.transcript(store, ConversationId(conversation)), done
+        )
 
     def open_turn(self, conversation: str, turn: str) -> None:
         """Provenance: open the conversation at the turn a note came from."""

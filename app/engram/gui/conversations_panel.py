@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.model.conversation import ConversationInfo, LogEntry
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
 
 CONVERSATION_ROLE = Qt.ItemDataRole.UserRole + 2
 
@@ -90,12 +90,29 @@ class ConversationsPanel(QWidget):
         for entry, text in entries:
             mark = entry.ref == self.highlight and self.highlight is not None
             style = "background: rgba(255, 200, 0, 0.35);" if mark else ""
-            body = e(text) if text is not None else "<i>[removed]</i>"
+            when = f"{entry.at:%Y-%m-%d %H:%M}"
+            if entry.kind is EntryKind.TOOL_CALL:
+                head = f"⚙ {e(str(entry.body.get('name')))} called"
+                body = f"<tt>{e(text or '')}</tt>"
+            elif entry.kind is EntryKind.TOOL_RESULT:
+                head = f"⚙ {e(str(entry.body.get('name')))} returned"
+                body = (
+                    f"<tt>{e(text)}</tt>"
+                    if text is not None
+                    else "<i>[removed by an administrator — see below]</i>"
+                )
+            elif entry.kind is EntryKind.EXCISION:
+                call = entry.body.get("call")
+                what = f"the result of {e(str(call))}" if call else "content"
+                head = f"✂ {e(entry.author or 'an administrator')} removed {what}"
+                body = f"<i>Reason: {e(text or 'not given')}</i>"
+            else:
+                head = e(entry.author or entry.kind.value)
+                body = e(text) if text is not None else "<i>[removed]</i>"
             parts.append(
                 f"<a name='{e(entry.ref or '')}'></a>"
-                f"<p style='{style}'><b>{e(entry.author or entry.kind.value)}</b> "
-                f"<span style='color:gray'>{entry.at:%Y-%m-%d %H:%M} · {e(entry.ref or '')}"
-                f"</span><br>{body}</p>"
+                f"<p style='{style}'><b>{head}</b> "
+                f"<span style='color:gray'>{when} · {e(entry.ref or '')}</span><br>{body}</p>"
             )
         self.transcript.setHtml("".join(parts) or "<p>No turns.</p>")
         if self.highlight:

@@ -83,11 +83,21 @@ def append_turn(
 
 def turns(store: Store, conversation: ConversationId) -> list[tuple[LogEntry, str | None]]:
     """Every user and assistant turn with its text (None where removed)."""
+    return [
+        (entry, text)
+        for entry, text in transcript(store, conversation)
+        if entry.kind in (EntryKind.USER, EntryKind.ASSISTANT)
+    ]
+
+
+def transcript(store: Store, conversation: ConversationId) -> list[tuple[LogEntry, str | None]]:
+    """Turns, tool calls, tool results and excision notices (with their reasons), in order;
+    None where a payload was removed."""
     with store.read() as conn:
         entries = [
             e
             for e in conversation_log.entries(conn, conversation)
-            if e.kind in (EntryKind.USER, EntryKind.ASSISTANT)
+            if e.kind is not EntryKind.CREATED
         ]
         texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in entries])
     return [(entry, texts[entry.seq]) for entry in entries]
