@@ -263,3 +263,63 @@ def test_history_commands(cli: Any, populated: dict[str, str]) -> None:
     bad = cli("conversation", "tool", c, "--name", "x", "--args", "{nope", "--result", "r")
     assert bad.code == 1 and "--args must be JSON" in bad.err
     assert cli("verify", "--json").json()["ok"] is True
+
+
+TRANSCRIPT = [
+    {"type": "conversation", "participants": ["ana", "ben"], "surface": "chat", "agent": "helper"},
+    {"type": "turn", "role": "user", "author": "ana", "text": "Shall we plan the trip?"},
+    {"type": "tool", "name": "calendar", "args": {"month": "May"}, "result": "May 3-5 free"},
+    {"type": "turn", "role": "assistant", "author": "helper", "text": "May 3-5 works."},
+    {"type": "conversation", "participants": ["ben"], "incognito": True},
+    {
+        "type": "turn",
+        "role": "user",
+        "author": "ben",
+        "text": "Private thought.",
+        "status": "failed",
+    },
+]
+
+
+def _write(path: Path, records: list[Any], extra: str = "") -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n" + extra, "utf-8")
+    return path
+
+
+def test_import_round_trips_a_jsonl_transcript(cli: Any, tmp_path: Path) -> None:
+    assert cli("init").code == 0
+    result = cli("import", str(_write(tmp_path / "t.jsonl", TRANSCRIPT)), "--json").json()
+    first, second = result["conversations"]
+    listed = cli("conversations", "list", "--person", "ben", "--json").json()
+    assert {c["id"] for c in listed} == {first, second}
+    assert [c["incognito"] for c in listed] == [False, True]
+    found = cli("conversation", "find", first, "trip", "--json").json()
+    turn = cli("conversation", "read-turn", first, found["matches"][0]["turn_id"], "--json").json()
+    assert turn["text"] == "Shall we plan the trip?"
+    calls = cli("conversation", "find", first, "May", "--mode", "pattern", "--json").json()
+    assert len(calls["matches"]) == 2  # the tool result and the assistant's answer
+    assert cli("verify", "--json").json()["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ("{not json", "Line 7: not valid JSON"),
+        (
+            '{"type": "turn", "role": "robot", "author": "ana", "text": "x"}',
+            "Line 7: 'role' must be user or assistant",
+        ),
+        (
+            '{"type": "turn", "role": "user", "author": "zoe", "text": "x"}',
+            "Line 7: 'zoe' is not a participant",
+        ),
+        ('{"type": "meme"}', "Line 7: 'type' must be"),
+    ],
+)
+def test_import_refuses_a_bad_line_and_imports_nothing(
+    cli: Any, tmp_path: Path, bad_line: str, message: str
+) -> None:
+    assert cli("init").code == 0
+    result = cli("import", str(_write(tmp_path / "t.jsonl", TRANSCRIPT, bad_line)), "--json")
+    assert result.code == 1 and message in result.err and "nothing was imported" in result.err
+    assert cli("persons", "--json").json() == []

@@ -7,6 +7,8 @@ from typing import Any
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
 from engram.control import demo, erase, forensics, persons
+from engram.model.errors import InvalidInput
+from engram.runtime import transcript_import
 from engram.store.location import describe, store_url
 from engram.store.store import Store
 
@@ -43,6 +45,11 @@ def register(commands: Any) -> None:
     p.add_argument("--limit", type=int)
     add_json_flag(p)
     p.set_defaults(handler=cmd_audit)
+
+    p = commands.add_parser("import", help="import conversations from a JSONL transcript")
+    p.add_argument("file", help="one JSON object per line (see the README)")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_import)
 
     person = commands.add_parser("person", help="act on a whole person")
     person_commands = person.add_subparsers(dest="person_command", metavar="ACTION")
@@ -175,3 +182,22 @@ def cmd_desk(ctx: CommandContext) -> int:
 
         store = str(default_store_path())
     return run(store, ctx.passphrase(), ctx.args.actor, ctx.args.person)
+
+
+def cmd_import(ctx: CommandContext) -> int:
+    try:
+        with open(ctx.args.file, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise InvalidInput(f"Cannot read {ctx.args.file}: {error.strerror}.") from None
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{ctx.args.file} is not UTF-8 text; nothing was imported.") from None
+    created = transcript_import.import_transcript(ctx.store(), lines)
+    if ctx.as_json:
+        emit_json({"conversations": created})
+    else:
+        emit_line(
+            f"Imported {len(created)} conversation{'s' if len(created) != 1 else ''}: "
+            + ", ".join(created)
+        )
+    return 0
