@@ -52,6 +52,9 @@ class FakePrompts:
     def actor_id(self) -> str | None:
         return self.actor
 
+    def excise_reason(self) -> str | None:
+        return self.reason
+
     def save_path(self, suggested: str) -> str | None:
         return self.path
 

@@ -8,9 +8,11 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from engram.cli.main import main as cli_main
+from engram.gui.conversations_panel import TURN_ROLE
 from engram.gui.dialogs import TypedConfirmDialog
 from engram.model.scope import AudienceKind, Scope
 from tests.conftest import PASSPHRASE
@@ -206,3 +208,53 @@ def test_export_writes_everything_kept(
     _done(qtbot, inspector, inspector.window.export_action.trigger)
     data = json.loads(target.read_text())
     assert data["person"] == "maya" and data["exported_by"] == "staff:test"
+
+
+def _open_conversation_with(qtbot: Any, inspector: Inspector, text: str) -> str:
+    panel = inspector.window.conversations
+    show_tab(qtbot, inspector, panel)
+    for row in range(panel.list.count()):
+        with qtbot.waitSignal(inspector.controller.transcript_shown, timeout=SIGNAL_TIMEOUT):
+            panel.list.setCurrentRow(row)
+        if text in panel.transcript.toPlainText():
+            return str(panel.current())
+    raise AssertionError(f"no conversation shows {text!r}")
+
+
+def test_search_a_conversation_and_jump_to_the_turn(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    _open_conversation_with(qtbot, inspector, "botanical institute")
+    panel = inspector.window.conversations
+    qtbot.keyClicks(panel.query, "french")
+    with qtbot.waitSignal(inspector.controller.searched, timeout=SIGNAL_TIMEOUT):
+        qtbot.keyClick(panel.query, Qt.Key.Key_Return)
+    first = panel.results.item(0)
+    assert "French" in first.text()
+    with qtbot.waitSignal(panel.results.itemClicked, timeout=SIGNAL_TIMEOUT):
+        panel.results.itemClicked.emit(first)
+    assert panel.highlight == first.data(TURN_ROLE)
+    panel.mode.setCurrentIndex(panel.mode.findData("pattern"))
+    panel.query.setText("(a+)+$")
+    with qtbot.waitSignal(inspector.controller.searched, timeout=SIGNAL_TIMEOUT):
+        qtbot.keyClick(panel.query, Qt.Key.Key_Return)
+    assert panel.results.count() >= 1  # an answer (matches, a hint or a clear error), no hang
+
+
+def test_staff_excise_a_tool_result_with_a_reason(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    conversation = _open_conversation_with(qtbot, inspector, "places_search returned")
+    panel = inspector.window.conversations
+    call = next(e.ref for e, _ in panel._entries if e.kind.value == "tool_result")
+    inspector.prompts.reason = "Not needed any more."
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
+        panel.excise_requested.emit(conversation, call)
+    qtbot.waitUntil(
+        lambda: "staff:test removed the result" in panel.transcript.toPlainText(),
+        timeout=SIGNAL_TIMEOUT,
+    )
+    shown = panel.transcript.toPlainText()
+    assert "Not needed any more." in shown and "Boulangerie du Plateau" not in shown

@@ -30,6 +30,7 @@ from engram.model.notes import Note, NoteFilter, NoteStatus
 from engram.model.scope import Audience, AudienceKind, Kind, Scope
 from engram.runtime import context as turn_context
 from engram.runtime import conversations as runtime_conversations
+from engram.runtime import history
 from engram.store.store import Store
 
 PERSON_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -50,6 +51,7 @@ class InspectorController(QObject):
     audit_shown = Signal()
     transcript_shown = Signal(str)
     verified = Signal(bool)
+    searched = Signal(str)
     failed = Signal(str)
 
     def __init__(
@@ -133,6 +135,8 @@ class InspectorController(QObject):
         w.detail.note_requested.connect(self.select_note)
         w.conversations.conversation_selected.connect(self.show_transcript)
         w.conversations.delete_requested.connect(self.delete_conversation)
+        w.conversations.search_requested.connect(self.search_conversation)
+        w.conversations.excise_requested.connect(self.excise_result)
         w.audience.preview_requested.connect(self.preview)
         w.audit.verify_requested.connect(self.verify)
         w.audit.cancel_requested.connect(self._cancel_verify)
@@ -327,6 +331,7 @@ class InspectorController(QObject):
             self.selected = None
             self.detail = None
             self.w.actor_label.setText(f"acting as {session.actor}")
+            self.w.conversations.can_excise = session.actor.startswith("staff:")
             self.w.setWindowTitle(f"Engram Inspector — {session.person}")
             self.refresh_all()
             self.person_opened.emit(session.person)
@@ -552,6 +557,44 @@ class InspectorController(QObject):
         self._run(
             lambda _: runtime_conversations.transcript(store, ConversationId(conversation)), done
         )
+
+    def search_conversation(self, conversation: str, query: str, mode: str) -> None:
+        """conversation_find, as the agent would call it, shown beside the transcript."""
+        store = self.store
+        if store is None:
+            return
+        args = {"query": query, "mode": mode, "limit": 25}
+
+        def done(answer: dict[str, Any]) -> None:
+            self.w.conversations.show_results(answer)
+            self.searched.emit(conversation)
+
+        self._run(
+            lambda _: history.dispatch(
+                store, ConversationId(conversation), "conversation_find", args
+            ),
+            done,
+        )
+
+    def excise_result(self, conversation: str, call: str) -> None:
+        """Staff remove a tool result's content, with a reason the log keeps."""
+        store, actor = self.store, self.actor
+        if store is None or actor is None:
+            return
+        reason = self.prompts.excise_reason()
+        if not reason:
+            return
+
+        def work(_: TaskContext) -> None:
+            runtime_conversations.excise_tool_result(
+                store, ConversationId(conversation), call, actor=actor, reason=reason
+            )
+
+        def done(_: None) -> None:
+            self.show_transcript(conversation)
+            self.changed.emit(f"result of {call} removed")
+
+        self._run(work, done)
 
     def open_turn(self, conversation: str, turn: str) -> None:
         """Provenance: open the conversation at the turn a note came from."""

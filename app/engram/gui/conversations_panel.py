@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -20,6 +23,7 @@ from PySide6.QtWidgets import (
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
 
 CONVERSATION_ROLE = Qt.ItemDataRole.UserRole + 2
+TURN_ROLE = Qt.ItemDataRole.UserRole + 4
 
 
 class ConversationsPanel(QWidget):
@@ -27,6 +31,8 @@ class ConversationsPanel(QWidget):
 
     conversation_selected = Signal(str)
     delete_requested = Signal(str)
+    search_requested = Signal(str, str, str)  # conversation, query, mode
+    excise_requested = Signal(str, str)  # conversation, call id
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -36,8 +42,31 @@ class ConversationsPanel(QWidget):
         self.list.setAccessibleName("Conversations")
         self.transcript = QTextBrowser()
         self.transcript.setAccessibleName("Transcript")
+        self.transcript.setOpenLinks(False)
+        self.transcript.anchorClicked.connect(self._link)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        search = QHBoxLayout()
+        self.query = QLineEdit()
+        self.query.setPlaceholderText("Find in this conversation…")
+        self.query.setAccessibleName("Find in this conversation")
+        self.query.setClearButtonEnabled(True)
+        self.mode = QComboBox()
+        self.mode.setAccessibleName("Search mode")
+        self.mode.addItem("Relevance", "relevance")
+        self.mode.addItem("Pattern", "pattern")
+        search.addWidget(self.query, 1)
+        search.addWidget(self.mode)
+        right_layout.addLayout(search)
+        self.results = QListWidget()
+        self.results.setAccessibleName("Search results")
+        self.results.setMaximumHeight(120)
+        self.results.setVisible(False)
+        right_layout.addWidget(self.results)
+        right_layout.addWidget(self.transcript, 1)
         split.addWidget(self.list)
-        split.addWidget(self.transcript)
+        split.addWidget(right)
         split.setSizes([300, 700])
         layout.addWidget(split, 1)
         row = QHBoxLayout()
@@ -49,7 +78,13 @@ class ConversationsPanel(QWidget):
         layout.addLayout(row)
         self.list.currentItemChanged.connect(self._changed)
         self.delete_button.clicked.connect(self._delete)
+        self.query.returnPressed.connect(self._search)
+        self.mode.currentIndexChanged.connect(lambda _i: self._search())
+        self.results.itemActivated.connect(self._result_chosen)
+        self.results.itemClicked.connect(self._result_chosen)
         self.highlight: str | None = None
+        self.can_excise = False
+        self._entries: Sequence[tuple[LogEntry, str | None]] = ()
 
     def show_conversations(self, infos: Sequence[ConversationInfo]) -> None:
         """Fill the list."""
@@ -83,8 +118,42 @@ class ConversationsPanel(QWidget):
         item = self.list.currentItem()
         return None if item is None else str(item.data(CONVERSATION_ROLE))
 
+    def show_results(self, answer: dict[str, Any]) -> None:
+        """Show what conversation_find returned (or its error)."""
+        self.results.clear()
+        self.results.setVisible(True)
+        if "error" in answer:
+            self.results.addItem(answer["error"])
+            return
+        for match in answer["matches"]:
+            item = QListWidgetItem(f"{match['turn_id']}  {match['excerpt']}")
+            item.setData(TURN_ROLE, match["turn_id"])
+            self.results.addItem(item)
+        if answer.get("hint"):
+            self.results.addItem(answer["hint"])
+
+    def _search(self) -> None:
+        conversation = self.current()
+        if conversation and self.query.text().strip():
+            self.search_requested.emit(
+                conversation, self.query.text().strip(), str(self.mode.currentData())
+            )
+
+    def _result_chosen(self, item: QListWidgetItem) -> None:
+        turn = item.data(TURN_ROLE)
+        if turn:
+            self.highlight = str(turn)
+            self.show_transcript(self._entries)
+
+    def _link(self, url: QUrl) -> None:
+        target = url.toString()
+        conversation = self.current()
+        if target.startswith("excise:") and conversation:
+            self.excise_requested.emit(conversation, target.removeprefix("excise:"))
+
     def show_transcript(self, entries: Sequence[tuple[LogEntry, str | None]]) -> None:
         """Render turns with anchors; scroll to the highlighted turn."""
+        self._entries = entries
         e = html.escape
         parts = []
         for entry, text in entries:
@@ -101,6 +170,8 @@ class ConversationsPanel(QWidget):
                     if text is not None
                     else "<i>[removed by an administrator — see below]</i>"
                 )
+                if text is not None and self.can_excise:
+                    body += f" <a href='excise:{e(entry.ref or '')}'>remove this result…</a>"
             elif entry.kind is EntryKind.EXCISION:
                 call = entry.body.get("call")
                 what = f"the result of {e(str(call))}" if call else "content"
@@ -130,5 +201,8 @@ class ConversationsPanel(QWidget):
 
     def clear(self) -> None:
         """Forget what was shown (locking)."""
+        self.results.clear()
+        self.results.setVisible(False)
+        self._entries = ()
         self.list.clear()
         self.transcript.clear()

@@ -127,6 +127,16 @@ class Prompts:
         dialog = TypedConfirmDialog(title, explanation_html, expected, action, self.parent)
         return dialog.typed() if dialog.exec() == QDialog.DialogCode.Accepted else None
 
+    def excise_reason(self) -> str | None:
+        """Why a tool result's content is removed (kept, sealed, in the log)."""
+        reason, ok = QInputDialog.getText(
+            self.parent,
+            "Remove tool result",
+            "The result's content is deleted for good; the log keeps who removed it, when, "
+            "and why.\nReason:",
+        )
+        return reason.strip() or None if ok else None
+
     def actor_id(self) -> str | None:
         """Ask support staff for their own id, recorded on everything they do."""
         text, ok = QInputDialog.getText(
