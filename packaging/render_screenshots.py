@@ -100,6 +100,17 @@ def main() -> int:
             controller.open_turn(source["conversation"], source["turn"] or "")
             settle(app, controller, 300)
             shoot(window, "conversations.png")
+        panel = window.conversations
+        for row in range(panel.list.count()):
+            panel.list.setCurrentRow(row)
+            settle(app, controller, 200)
+            if "contacts_lookup" in panel.transcript.toPlainText():
+                panel.query.setText("grenoble mountains")
+                controller.search_conversation(str(panel.current()), "grenoble mountains",
+                                               "relevance")
+                settle(app, controller, 300)
+                shoot(window, "conversation-search.png")
+                break
         dialog = TypedConfirmDialog(
             "Erase person",
             "<p>This erases <b>everything kept about maya</b>: every note and version, the "
