@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from engram.cli.main import main as cli_main
-from engram.gui.conversations_panel import TURN_ROLE
+from engram.gui.conversations_panel import CONVERSATION_ROLE, TURN_ROLE
 from engram.gui.dialogs import TypedConfirmDialog
 from engram.model.scope import AudienceKind, Scope
 from tests.conftest import PASSPHRASE
@@ -258,3 +258,23 @@ def test_staff_excise_a_tool_result_with_a_reason(
     )
     shown = panel.transcript.toPlainText()
     assert "Not needed any more." in shown and "Boulangerie du Plateau" not in shown
+
+
+def test_search_all_of_a_persons_conversations_and_open_the_hit(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    panel = inspector.window.conversations
+    show_tab(qtbot, inspector, panel)
+    panel.everywhere.setChecked(True)
+    qtbot.keyClicks(panel.query, "bakery vegetarian")
+    with qtbot.waitSignal(inspector.controller.searched, timeout=SIGNAL_TIMEOUT):
+        qtbot.keyClick(panel.query, Qt.Key.Key_Return)
+    hits = [panel.results.item(i) for i in range(panel.results.count())]
+    conversations = {h.data(CONVERSATION_ROLE) for h in hits if h.data(CONVERSATION_ROLE)}
+    assert len(conversations) >= 2  # the words were said in more than one conversation
+    target = next(h for h in hits if h.data(CONVERSATION_ROLE) != panel.current())
+    with qtbot.waitSignal(inspector.controller.transcript_shown, timeout=SIGNAL_TIMEOUT):
+        panel.results.itemClicked.emit(target)
+    assert panel.current() == target.data(CONVERSATION_ROLE)
+    assert panel.highlight == target.data(TURN_ROLE)

@@ -6,7 +6,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engram.engine.history_search import NO_MATCH_HINT, stem, terms
+from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, PersonId
 from engram.runtime.conversations import (
     append_turn,
@@ -163,3 +166,29 @@ def test_recent_turns_and_unknown_tools(store: Store) -> None:
     assert "JSON object" in dispatch(store, conversation, "conversation_find", "not json")["error"]
     lost = dispatch(store, ConversationId("c_nope"), "conversation_recent_turns", {})
     assert "There is no conversation" in lost["error"]
+
+
+def test_person_wide_search_spans_conversations_and_skips_excised(store: Store) -> None:
+    from engram.runtime.person_search import PersonIndex
+
+    first, turns_a = _chat(store, ("user", "Booked the ferry to Bergen"))
+    second, turns_b = _chat(store, ("user", "Ferry tickets cost too much"))
+    call = record_tool_call(
+        store, second, name="prices", arguments="{}", result="ferry SECRETPRICE 999"
+    )
+    excise_tool_result(store, second, call, actor="staff:x", reason="wrong data")
+    other = start_conversation(store, [PersonId("zed")])
+    append_turn(store, other.id, role="user", author=PersonId("zed"), text="ferry for zed")
+    index = PersonIndex.build(store, ANA)
+    hits, more = index.search("ferries")
+    assert [(h.conversation, h.turn) for h in hits] == [(second, turns_b[0]), (first, turns_a[0])]
+    assert more is False
+    assert index.search("SECRETPRICE", "pattern")[0] == []
+    index.add(first, "t_long", "a" * 5000 + "b")
+    with pytest.raises(InvalidInput, match="too long"):
+        index.search("(a+)+$", "pattern")
+
+
+def test_word_forms_meet() -> None:
+    assert stem("ferries") == stem("ferry") == "ferry"
+    assert stem("carried") == stem("carry")

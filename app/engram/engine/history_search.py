@@ -140,7 +140,7 @@ def stem(word: str) -> str:
     """A light suffix stripper: enough to meet plurals and verb forms, never below 3 letters."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
+            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
             break
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]  # planned -> plann -> plan

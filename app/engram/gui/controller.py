@@ -19,18 +19,21 @@ from engram.control import erase, forensics
 from engram.control import notes as memory_control
 from engram.control.persons import PersonSummary, list_persons
 from engram.control.session import PersonSession
+from engram.engine.history_search import NO_MATCH_HINT
 from engram.gui.dialogs import Prompts
 from engram.gui.idle_lock import DEFAULT_MINUTES, IdleLock
 from engram.gui.main_window import MainWindow
 from engram.gui.notes_model import SORT_KEYS, ListSource, LiveSource, NotesSource
 from engram.gui.tasks import Task, TaskContext, TaskRunner
 from engram.gui.timeline_view import TimelineRow
+from engram.model.errors import EngramError
 from engram.model.ids import ConversationId
 from engram.model.notes import Note, NoteFilter, NoteStatus
 from engram.model.scope import Audience, AudienceKind, Kind, Scope
 from engram.runtime import context as turn_context
 from engram.runtime import conversations as runtime_conversations
 from engram.runtime import history
+from engram.runtime.person_search import PersonIndex
 from engram.store.store import Store
 
 PERSON_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -87,6 +90,7 @@ class InspectorController(QObject):
         self._verify_task: Task | None = None
         self._notes_task: Task | None = None
         self._generation = 0
+        self._person_index: PersonIndex | None = None
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(250)
@@ -137,6 +141,8 @@ class InspectorController(QObject):
         w.conversations.delete_requested.connect(self.delete_conversation)
         w.conversations.search_requested.connect(self.search_conversation)
         w.conversations.excise_requested.connect(self.excise_result)
+        w.conversations.person_search_requested.connect(self.search_person)
+        w.conversations.turn_requested.connect(self.open_turn)
         w.audience.preview_requested.connect(self.preview)
         w.audit.verify_requested.connect(self.verify)
         w.audit.cancel_requested.connect(self._cancel_verify)
@@ -256,6 +262,7 @@ class InspectorController(QObject):
     def lock(self, message: str = "Locked.") -> None:
         """Drop every decrypted thing and the key; the unlock page asks again."""
         self._generation += 1  # whatever is still on its way belongs to the old session
+        self._person_index = None  # decrypted text lives only while unlocked
         self.idle.disarm()
         for task in (self._verify_task, self._notes_task):
             if task is not None:
@@ -576,6 +583,47 @@ class InspectorController(QObject):
             done,
         )
 
+    def search_person(self, query: str, mode: str) -> None:
+        """Search every conversation of the person. The index is built in memory on first
+        use (off the UI thread, with progress) and dropped on lock or any change."""
+        session = self.session
+        if session is None:
+            return
+
+        known = self._person_index
+
+        def work(ctx: TaskContext) -> tuple[PersonIndex, dict[str, Any]]:
+            index = known
+            if index is None or index.person != session.person:
+                index = PersonIndex.build(
+                    session.store, session.person, ctx.progress, ctx.cancelled
+                )
+            try:
+                hits, more = index.search(query, mode)
+            except EngramError as error:
+                return index, {"error": str(error)}
+            answer: dict[str, Any] = {
+                "matches": [
+                    {"conversation": h.conversation, "turn_id": h.turn, "excerpt": h.excerpt}
+                    for h in hits
+                ],
+                "truncated": more,
+            }
+            if not hits:
+                answer["hint"] = NO_MATCH_HINT
+            return index, answer
+
+        def done(result: tuple[PersonIndex, dict[str, Any]]) -> None:
+            # Kept only if it arrives before a lock: the generation check drops it otherwise.
+            self._person_index, answer = result
+            self.w.conversations.show_results(answer)
+            self.searched.emit("*")
+
+        task = self._run(work, done)
+        task.progressed.connect(
+            lambda d, t: self.w.statusBar().showMessage(f"Indexing conversations… {d} of {t}")
+        )
+
     def excise_result(self, conversation: str, call: str) -> None:
         """Staff remove a tool result's content, with a reason the log keeps."""
         store, actor = self.store, self.actor
@@ -591,6 +639,7 @@ class InspectorController(QObject):
             )
 
         def done(_: None) -> None:
+            self._person_index = None
             self.show_transcript(conversation)
             self.changed.emit(f"result of {call} removed")
 
@@ -638,6 +687,7 @@ class InspectorController(QObject):
             if select == "result" and isinstance(result, str):
                 self.selected = result
             self.w.statusBar().showMessage(what, 6000)
+            self._person_index = None  # the conversations may have changed
             self.refresh_all()
             self._refresh_people()  # counts moved
             self.changed.emit(what)

@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLineEdit,
@@ -32,6 +33,8 @@ class ConversationsPanel(QWidget):
     conversation_selected = Signal(str)
     delete_requested = Signal(str)
     search_requested = Signal(str, str, str)  # conversation, query, mode
+    person_search_requested = Signal(str, str)  # query, mode: across all conversations
+    turn_requested = Signal(str, str)  # conversation, turn
     excise_requested = Signal(str, str)  # conversation, call id
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -56,8 +59,11 @@ class ConversationsPanel(QWidget):
         self.mode.setAccessibleName("Search mode")
         self.mode.addItem("Relevance", "relevance")
         self.mode.addItem("Pattern", "pattern")
+        self.everywhere = QCheckBox("All conversations")
+        self.everywhere.setAccessibleName("Search all of this person's conversations")
         search.addWidget(self.query, 1)
         search.addWidget(self.mode)
+        search.addWidget(self.everywhere)
         right_layout.addLayout(search)
         self.results = QListWidget()
         self.results.setAccessibleName("Search results")
@@ -126,22 +132,32 @@ class ConversationsPanel(QWidget):
             self.results.addItem(answer["error"])
             return
         for match in answer["matches"]:
-            item = QListWidgetItem(f"{match['turn_id']}  {match['excerpt']}")
+            where = match.get("conversation")
+            label = f"{where} · " if where else ""
+            item = QListWidgetItem(f"{label}{match['turn_id']}  {match['excerpt']}")
             item.setData(TURN_ROLE, match["turn_id"])
+            item.setData(CONVERSATION_ROLE, where)
             self.results.addItem(item)
         if answer.get("hint"):
             self.results.addItem(answer["hint"])
 
     def _search(self) -> None:
         conversation = self.current()
-        if conversation and self.query.text().strip():
+        query = self.query.text().strip()
+        if query and self.everywhere.isChecked():
+            self.person_search_requested.emit(query, str(self.mode.currentData()))
+            return
+        if conversation and query:
             self.search_requested.emit(
                 conversation, self.query.text().strip(), str(self.mode.currentData())
             )
 
     def _result_chosen(self, item: QListWidgetItem) -> None:
         turn = item.data(TURN_ROLE)
-        if turn:
+        where = item.data(CONVERSATION_ROLE)
+        if turn and where and where != self.current():
+            self.turn_requested.emit(str(where), str(turn))
+        elif turn:
             self.highlight = str(turn)
             self.show_transcript(self._entries)
 

@@ -86,7 +86,8 @@ def load(store: Store, conversation: ConversationId) -> HistoryView:
     return HistoryView(entries, texts)
 
 
-def _pattern_search(pattern: str) -> Callable[[str], tuple[int, int] | None]:
+def pattern_search(pattern: str) -> Callable[[str], tuple[int, int] | None]:
+    """A literal-or-regex search that gives up after PATTERN_TIMEOUT_S with a clear error."""
     try:
         compiled = regex.compile(pattern)
     except regex.error as error:
@@ -122,7 +123,7 @@ def find(
     if mode == "relevance":
         result = find_relevant(messages, query, limit)
     elif mode == "pattern":
-        result = find_pattern(messages, query, limit, _pattern_search(query))
+        result = find_pattern(messages, query, limit, pattern_search(query))
     else:
         raise InvalidInput(f"{mode!r} is not a search mode; use relevance or pattern.")
     answer: dict[str, Any] = {

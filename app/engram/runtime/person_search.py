@@ -1,0 +1,84 @@
+"""Person-wide search across every conversation a person takes part in (the inspector's).
+
+Where the index lives — a decision: it is built in memory, after unlock, in the background,
+and dies with the session. Plaintext never reaches the disk. A keyed "blind" index kept on
+disk would also keep plaintext off the disk, but it still leaks which messages share words
+and how often words recur, and it cannot serve pattern search. Rebuilding costs one pass of
+decryption per unlock; that is the price of nothing searchable staying behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engram.engine.history_search import FindResult, Message, find_pattern, find_relevant, terms
+from engram.model.conversation import EntryKind
+from engram.model.ids import ConversationId, PersonId
+from engram.runtime import conversations
+from engram.runtime.history import pattern_search
+from engram.store.store import Store
+
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+_SEARCHABLE = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.TOOL_RESULT)
+
+
+@dataclass(frozen=True, slots=True)
+class PersonHit:
+    """One message found somewhere in the person's conversations."""
+
+    conversation: ConversationId
+    turn: str
+    excerpt: str
+
+
+@dataclass
+class PersonIndex:
+    """Every searchable message of one person's conversations, with an inverted index."""
+
+    person: PersonId
+    messages: list[Message] = field(default_factory=list)
+    where: dict[str, ConversationId] = field(default_factory=dict)
+    postings: dict[str, set[int]] = field(default_factory=dict)
+
+    @staticmethod
+    def build(
+        store: Store,
+        person: PersonId,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> PersonIndex:
+        """Decrypt and index every conversation of the person (run off the UI thread)."""
+        index = PersonIndex(person)
+        infos = conversations.conversations_of(store, person)
+        for done, info in enumerate(infos, start=1):
+            if cancelled and cancelled():
+                break
+            for entry, text in conversations.transcript(store, info.id):
+                if entry.kind in _SEARCHABLE and text is not None and entry.ref:
+                    index.add(info.id, entry.ref, text)
+            if progress:
+                progress(done, len(infos))
+        return index
+
+    def add(self, conversation: ConversationId, ref: str, text: str) -> None:
+        """Index one message; its position orders ties newest first."""
+        position = len(self.messages)
+        self.messages.append(Message(ref, position, text))
+        self.where[ref] = conversation
+        for term in terms(text):
+            self.postings.setdefault(term, set()).add(position)
+
+    def search(
+        self, query: str, mode: str = "relevance", limit: int | None = 25
+    ) -> tuple[list[PersonHit], bool]:
+        """Relevance (only messages sharing a word are scored) or a bounded pattern."""
+        result: FindResult
+        if mode == "pattern":
+            result = find_pattern(self.messages, query, limit, pattern_search(query))
+        else:
+            candidates = set().union(*(self.postings.get(t, set()) for t in terms(query)))
+            result = find_relevant((self.messages[i] for i in candidates), query, limit)
+        hits = [PersonHit(self.where[m.turn], m.turn, m.excerpt) for m in result.matches]
+        return hits, result.truncated
