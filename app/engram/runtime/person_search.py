@@ -9,10 +9,19 @@ decryption per unlock; that is the price of nothing searchable staying behind.
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engram.engine.history_search import FindResult, Message, find_pattern, find_relevant, terms
+from engram.engine.history_search import (
+    FindResult,
+    Message,
+    clamp,
+    find_pattern,
+    find_relevant,
+    terms,
+)
 from engram.model.conversation import EntryKind
 from engram.model.ids import ConversationId, PersonId
 from engram.runtime import conversations
@@ -40,7 +49,7 @@ class PersonIndex:
     person: PersonId
     messages: list[Message] = field(default_factory=list)
     where: dict[str, ConversationId] = field(default_factory=dict)
-    postings: dict[str, set[int]] = field(default_factory=dict)
+    postings: dict[str, list[int]] = field(default_factory=dict)
 
     @staticmethod
     def build(
@@ -68,17 +77,26 @@ class PersonIndex:
         self.messages.append(Message(ref, position, text))
         self.where[ref] = conversation
         for term in terms(text):
-            self.postings.setdefault(term, set()).add(position)
+            self.postings.setdefault(term, []).append(position)
 
     def search(
         self, query: str, mode: str = "relevance", limit: int | None = 25
     ) -> tuple[list[PersonHit], bool]:
         """Relevance (only messages sharing a word are scored) or a bounded pattern."""
-        result: FindResult
         if mode == "pattern":
-            result = find_pattern(self.messages, query, limit, pattern_search(query))
-        else:
-            candidates = set().union(*(self.postings.get(t, set()) for t in terms(query)))
-            result = find_relevant((self.messages[i] for i in candidates), query, limit)
-        hits = [PersonHit(self.where[m.turn], m.turn, m.excerpt) for m in result.matches]
-        return hits, result.truncated
+            result: FindResult = find_pattern(self.messages, query, limit, pattern_search(query))
+            hits = [PersonHit(self.where[m.turn], m.turn, m.excerpt) for m in result.matches]
+            return hits, result.truncated
+        # The postings already say which words each message holds: count, never re-read.
+        wanted = terms(query)
+        scores: Counter[int] = Counter()
+        for term in wanted:
+            scores.update(self.postings.get(term, ()))
+        count = clamp(limit)
+        best = heapq.nlargest(count, scores.items(), key=lambda item: (item[1], item[0]))
+        hits = []
+        for position, _score in best:
+            message = self.messages[position]
+            hit = find_relevant([message], query, 1).matches[0]
+            hits.append(PersonHit(self.where[message.turn], message.turn, hit.excerpt))
+        return hits, len(scores) > count

@@ -1,0 +1,278 @@
+"""Retrieval quality of conversation_find (relevance) on LoCoMo, against SQLite FTS5 BM25.
+
+Data: /work/shared/data/locomo10.json (read-only; --data to point elsewhere) — 10
+conversations, each a series of sessions of turns with `dia_id` ids, and `qa` items with a
+`question`, a `category` and `evidence` (the dia_ids that hold the answer).
+
+For each question, the turns of that question's conversation are searched (the `text` of
+every turn; the dia_id is the turn id, the turn's order across the sessions its position)
+and a question counts as found when at least one evidence dia_id is among the top 5.
+Compared on exactly the same turns and questions:
+  - Engram: engine.history_search.find_relevant (score = distinct query words matched),
+    ties newest first as shipped, and — the same call over negated positions — oldest first;
+  - BM25: an in-memory SQLite FTS5 table (tokenize='porter unicode61'), the question's
+    tokens each quoted and OR-ed, ranked by bm25() (ties: newest first).
+Each system is asked for 25 results once; recall@5 reads the first 5 (find_relevant sorts
+every match before cutting, so its first 5 of 25 are exactly its answer with limit 5).
+
+Evidence ids are read leniently ("D8:6; D9:17", "D:11:26", "D30:05" occur); ids that name
+no turn are dropped and questions left without evidence are skipped (counted below).
+Category names are the usual reading of LoCoMo's numbers (the file stores numbers only);
+category 5 (adversarial: the question's premise is false) is shown but left out of the
+headline "overall".
+
+Run: .venv/bin/python tests/perf/eval_locomo.py [--quick] [--data PATH]
+     (--quick: every 10th question)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from _bench import finish, fmt_time, header, parser, table
+
+from engram.engine.history_search import Message, find_relevant
+
+DATA = Path("/work/shared/data/locomo10.json")
+TOP = 5
+DEEP = 25
+CATEGORIES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+HEADLINE = (1, 2, 3, 4)
+SYSTEMS = ("engram", "engram-oldest", "bm25")
+LABELS = {
+    "engram": "Engram find_relevant (ties newest first, as shipped)",
+    "engram-oldest": "Engram find_relevant, ties oldest first",
+    "bm25": "SQLite FTS5 bm25 (porter unicode61, OR of quoted tokens)",
+}
+_SESSION = re.compile(r"session_(\d+)")
+_EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One answerable question of one conversation."""
+
+    text: str
+    category: int
+    evidence: frozenset[str]
+
+
+@dataclass
+class Sample:
+    """One LoCoMo conversation: its turns in order and its questions."""
+
+    name: str
+    turns: list[Message]
+    questions: list[Question]
+
+
+@dataclass
+class Tally:
+    """Questions found per system and category."""
+
+    asked: dict[int, int] = field(default_factory=dict)
+    found: dict[tuple[str, int, int], int] = field(default_factory=dict)  # system, k, category
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(SYSTEMS, 0.0))
+    tied_cut: int = 0  # Engram: the 5th and 6th results have the same score
+    no_match: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SYSTEMS, 0))
+
+    def count(
+        self, system: str, category: int, ranked: Sequence[str], evidence: frozenset[str]
+    ) -> None:
+        if not ranked:
+            self.no_match[system] += 1
+        for k in (TOP, DEEP):
+            if evidence.intersection(ranked[:k]):
+                key = (system, k, category)
+                self.found[key] = self.found.get(key, 0) + 1
+
+    def recall(self, system: str, k: int, categories: Sequence[int]) -> tuple[float, int]:
+        asked = sum(self.asked.get(c, 0) for c in categories)
+        found = sum(self.found.get((system, k, c), 0) for c in categories)
+        return (found / asked if asked else 0.0), asked
+
+
+def evidence_ids(raw: Sequence[str]) -> set[str]:
+    """'D8:6; D9:17' -> {D8:6, D9:17}; 'D:11:26' -> D11:26; 'D30:05' -> D30:5."""
+    ids: set[str] = set()
+    for item in raw:
+        for part in re.split(r"[;,\s]+", item):
+            found = _EVIDENCE.fullmatch(part)
+            if found:
+                ids.add(f"D{int(found.group(1))}:{int(found.group(2))}")
+    return ids
+
+
+def load(path: Path, every: int) -> tuple[list[Sample], dict[str, int]]:
+    """The samples, and what was dropped on the way."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    dropped = {"evidence id(s) naming no turn": 0, "question(s) left without evidence": 0}
+    samples: list[Sample] = []
+    index = 0
+    for item in raw:
+        conversation = item["conversation"]
+        sessions = sorted(
+            (int(found.group(1)), turns)
+            for key, turns in conversation.items()
+            if (found := _SESSION.fullmatch(key))
+        )
+        turns = [
+            Message(turn["dia_id"], position, turn["text"])
+            for position, turn in enumerate(t for _, session in sessions for t in session)
+        ]
+        known = {m.turn for m in turns}
+        questions: list[Question] = []
+        for qa in item["qa"]:
+            index += 1
+            if (index - 1) % every:
+                continue
+            wanted = evidence_ids(qa.get("evidence") or [])
+            dropped["evidence id(s) naming no turn"] += len(wanted - known)
+            wanted &= known
+            if not wanted:
+                dropped["question(s) left without evidence"] += 1
+                continue
+            questions.append(Question(qa["question"], int(qa["category"]), frozenset(wanted)))
+        samples.append(Sample(item.get("sample_id", f"sample-{len(samples)}"), turns, questions))
+    return samples, dropped
+
+
+def fts_query(text: str) -> str:
+    """The question's tokens, each a quoted FTS5 string, OR-ed ("" escapes a quote)."""
+    tokens = dict.fromkeys(t.casefold() for t in _TOKEN.findall(text))
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
+
+
+def fts_table(turns: Sequence[Message]) -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE turns USING fts5(text, tokenize='porter unicode61')")
+    db.executemany(
+        "INSERT INTO turns(rowid, text) VALUES (?, ?)", [(m.position, m.text) for m in turns]
+    )
+    db.commit()
+    return db
+
+
+def bm25_search(db: sqlite3.Connection, turns: Sequence[Message], text: str) -> list[str]:
+    query = fts_query(text)
+    if not query:
+        return []
+    rows = db.execute(
+        "SELECT rowid FROM turns WHERE turns MATCH ? ORDER BY bm25(turns), rowid DESC LIMIT ?",
+        (query, DEEP),
+    ).fetchall()
+    return [turns[row[0]].turn for row in rows]
+
+
+def evaluate(samples: Sequence[Sample]) -> Tally:
+    tally = Tally()
+    for sample in samples:
+        turns = sample.turns
+        oldest_first = [Message(m.turn, -m.position, m.text) for m in turns]
+        db = fts_table(turns)
+        for question in sample.questions:
+            tally.asked[question.category] = tally.asked.get(question.category, 0) + 1
+            start = time.perf_counter()
+            shipped = find_relevant(turns, question.text, DEEP)
+            tally.seconds["engram"] += time.perf_counter() - start
+            engram = [m.turn for m in shipped.matches]
+            if len(shipped.matches) > TOP and shipped.matches[TOP - 1].score == (
+                shipped.matches[TOP].score
+            ):
+                tally.tied_cut += 1
+            start = time.perf_counter()
+            reversed_ = find_relevant(oldest_first, question.text, DEEP)
+            tally.seconds["engram-oldest"] += time.perf_counter() - start
+            oldest = [m.turn for m in reversed_.matches]
+            start = time.perf_counter()
+            bm25 = bm25_search(db, turns, question.text)
+            tally.seconds["bm25"] += time.perf_counter() - start
+            for system, ranked in (("engram", engram), ("engram-oldest", oldest), ("bm25", bm25)):
+                tally.count(system, question.category, ranked, question.evidence)
+        db.close()
+    return tally
+
+
+def pct(value: float) -> str:
+    return f"{value * 100:.1f} %"
+
+
+def report(tally: Tally) -> None:
+    groups: list[tuple[str, Sequence[int]]] = [
+        (f"cat {c} {CATEGORIES.get(c, '?')}", (c,)) for c in sorted(tally.asked)
+    ]
+    groups += [
+        ("overall (cat 1-4)", HEADLINE),
+        ("overall incl. cat 5", tuple(sorted(tally.asked))),
+    ]
+    for k in (TOP, DEEP):
+        rows = []
+        for name, categories in groups:
+            engram, asked = tally.recall("engram", k, categories)
+            oldest, _ = tally.recall("engram-oldest", k, categories)
+            bm25, _ = tally.recall("bm25", k, categories)
+            rows.append(
+                [
+                    name,
+                    str(asked),
+                    pct(engram),
+                    pct(oldest),
+                    pct(bm25),
+                    f"{(engram - bm25) * 100:+.1f} pp",
+                ]
+            )
+        print()
+        print(f"-- recall@{k}{'' if k == TOP else ' (informational: the tool maximum)'}")
+        print(
+            table(
+                ["questions", "n", "Engram", "Engram oldest", "BM25", "Engram - BM25"],
+                rows,
+            )
+        )
+    asked = sum(tally.asked.values())
+    print()
+    for system in SYSTEMS:
+        print(
+            f"   {LABELS[system]}: {fmt_time(tally.seconds[system] / asked)} per question, "
+            f"no match for {tally.no_match[system]} question(s)"
+        )
+    print(
+        f"   Engram's cut at {TOP} fell inside a tie of scores for {tally.tied_cut} of "
+        f"{asked} questions ({tally.tied_cut / asked:.0%}); only those can differ between "
+        "newest and oldest first"
+    )
+
+
+def main() -> None:
+    started = time.perf_counter()
+    p = parser(__doc__ or "")
+    p.add_argument("--data", type=Path, default=DATA, help="LoCoMo json (locomo10.json)")
+    args = p.parse_args()
+    header("eval_locomo: recall of conversation_find (relevance) vs FTS5 BM25", args)
+    samples, dropped = load(args.data, 10 if args.quick else 1)
+    turns = sum(len(s.turns) for s in samples)
+    questions = sum(len(s.questions) for s in samples)
+    print(
+        f"   {len(samples)} conversations, {turns:,} turns "
+        f"({turns / len(samples):,.0f} per conversation), {questions:,} questions scored; "
+        + ", ".join(f"{v} {k}" for k, v in dropped.items())
+    )
+    report(evaluate(samples))
+    finish([], args, started)
+
+
+if __name__ == "__main__":
+    main()
