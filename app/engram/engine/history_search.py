@@ -183,12 +183,13 @@ def find_relevant(messages: Iterable[Message], query: str, limit: int | None) ->
                 scored.append((len(hits), message.position, message))
     scored.sort(key=lambda item: (-item[0], -item[1]))
     matches = tuple(
-        Match(m.turn, score, _word_excerpt(m.text, wanted)) for score, _, m in scored[:count]
+        Match(m.turn, score, word_excerpt(m.text, wanted)) for score, _, m in scored[:count]
     )
     return _result(matches, len(scored) > count)
 
 
-def _word_excerpt(text: str, wanted: set[str]) -> str:
+def word_excerpt(text: str, wanted: set[str]) -> str:
+    """An excerpt around the first word of `text` among the `wanted` terms."""
     for found in _WORD.finditer(text):
         if stem(_fold(found.group())) in wanted:
             return excerpt(text, found.start(), found.end())

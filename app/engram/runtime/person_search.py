@@ -19,8 +19,8 @@ from engram.engine.history_search import (
     Message,
     clamp,
     find_pattern,
-    find_relevant,
     terms,
+    word_excerpt,
 )
 from engram.model.conversation import EntryKind
 from engram.model.ids import ConversationId, PersonId
@@ -97,6 +97,9 @@ class PersonIndex:
         hits = []
         for position, _score in best:
             message = self.messages[position]
-            hit = find_relevant([message], query, 1).matches[0]
-            hits.append(PersonHit(self.where[message.turn], message.turn, hit.excerpt))
+            hits.append(
+                PersonHit(
+                    self.where[message.turn], message.turn, word_excerpt(message.text, wanted)
+                )
+            )
         return hits, len(scores) > count

@@ -77,6 +77,18 @@ class _Link:
     payload_hash: bytes | None
 
 
+def _link(r: Any, head: bytes) -> _Link:
+    """A chained row's link fields, with its header already rebuilt."""
+    return _Link(
+        r.seq,
+        bytes(r.prev_hash),
+        bytes(r.entry_hash),
+        bytes(r.signature),
+        head,
+        bytes(r.payload_hash) if getattr(r, "payload_hash", None) is not None else None,
+    )
+
+
 def _walk(
     store: Store, chain_id: str, links: Iterable[_Link], report: VerifyReport
 ) -> tuple[int, dict[int, bytes]] | None:
@@ -140,11 +152,8 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyReport) 
     chain_id = chain.journal_chain(person)
     rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
     links = (
-        _Link(
-            r.seq,
-            bytes(r.prev_hash),
-            bytes(r.entry_hash),
-            bytes(r.signature),
+        _link(
+            r,
             journal_header(
                 r.person,
                 r.seq,
@@ -156,7 +165,6 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyReport) 
                 r.body,
                 r.key_ref,
             ),
-            bytes(r.payload_hash) if r.payload_hash is not None else None,
         )
         for r in rows
     )
@@ -208,13 +216,8 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport
     chain_id = chain.log_chain(conversation)
     rows = conn.execute(select(L).where(L.c.conversation == conversation).order_by(L.c.seq)).all()
     links = (
-        _Link(
-            r.seq,
-            bytes(r.prev_hash),
-            bytes(r.entry_hash),
-            bytes(r.signature),
-            log_header(r.conversation, r.seq, r.at, r.entry, r.ref, r.author, r.status, r.body),
-            bytes(r.payload_hash) if r.payload_hash is not None else None,
+        _link(
+            r, log_header(r.conversation, r.seq, r.at, r.entry, r.ref, r.author, r.status, r.body)
         )
         for r in rows
     )
@@ -260,17 +263,8 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport
 def _erasures(store: Store, conn: Connection, _name: str, report: VerifyReport) -> Walked:
     E = schema.erasures
     rows = conn.execute(select(E).order_by(E.c.seq)).all()
-    links = (
-        _Link(
-            r.seq,
-            bytes(r.prev_hash),
-            bytes(r.entry_hash),
-            bytes(r.signature),
-            erasure_header(r.seq, r.at, r.actor, r.body),
-            None,
-        )
-        for r in rows
-    )
+    # Erasure records have no payload column: the link carries none.
+    links = (_link(r, erasure_header(r.seq, r.at, r.actor, r.body)) for r in rows)
     walked = _walk(store, chain.ERASURE_CHAIN, links, report)
     if walked is None or not rows:
         return None
