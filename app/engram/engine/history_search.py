@@ -9,8 +9,10 @@ accents stripped), without punctuation or stop words, and by a light stem so tha
 from __future__ import annotations
 
 import functools
+import heapq
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -171,21 +173,67 @@ def excerpt(text: str, start: int, end: int, width: int = EXCERPT_CHARS) -> str:
     return ("…" if left > 0 else "") + flat + ("…" if right < len(text) else "")
 
 
-def find_relevant(messages: Iterable[Message], query: str, limit: int | None) -> FindResult:
-    """H1: rank by the number of query words matched, newer first on ties."""
-    wanted = terms(query)
-    count = clamp(limit)
-    scored: list[tuple[int, int, Message]] = []
-    if wanted:
+class MessageIndex:
+    """Messages with an inverted index from each term to the positions that hold it.
+
+    Relevance search then counts postings instead of re-reading every message; messages can
+    be added as a log grows and removed when their content is excised (H5).
+    """
+
+    __slots__ = ("_messages", "_postings")
+
+    def __init__(self, messages: Iterable[Message] = ()) -> None:
+        self._messages: dict[int, Message] = {}
+        self._postings: dict[str, set[int]] = {}
         for message in messages:
-            hits = wanted & terms(message.text)
-            if hits:
-                scored.append((len(hits), message.position, message))
-    scored.sort(key=lambda item: (-item[0], -item[1]))
-    matches = tuple(
-        Match(m.turn, score, word_excerpt(m.text, wanted)) for score, _, m in scored[:count]
-    )
-    return _result(matches, len(scored) > count)
+            self.add(message)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def add(self, message: Message) -> None:
+        """Index one message; a message at the same position is replaced."""
+        if message.position in self._messages:
+            self.remove(message.position)
+        self._messages[message.position] = message
+        for term in terms(message.text):
+            self._postings.setdefault(term, set()).add(message.position)
+
+    def remove(self, position: int) -> None:
+        """Forget a message (its content was excised); unknown positions are ignored."""
+        message = self._messages.pop(position, None)
+        if message is None:
+            return
+        for term in terms(message.text):
+            holders = self._postings.get(term)
+            if holders is not None:
+                holders.discard(position)
+                if not holders:
+                    del self._postings[term]
+
+    def messages(self) -> list[Message]:
+        """Every indexed message, oldest first."""
+        return sorted(self._messages.values(), key=lambda m: m.position)
+
+    def find_relevant(self, query: str, limit: int | None) -> FindResult:
+        """H1: rank by the number of query words matched, newer first on ties."""
+        wanted = terms(query)
+        scores: Counter[int] = Counter()
+        for term in wanted:
+            scores.update(self._postings.get(term, ()))
+        count = clamp(limit)
+        best = heapq.nlargest(count, scores.items(), key=lambda item: (item[1], item[0]))
+        matches = tuple(
+            Match(message.turn, score, word_excerpt(message.text, wanted))
+            for position, score in best
+            for message in (self._messages[position],)
+        )
+        return _result(matches, len(scores) > count)
+
+
+def find_relevant(messages: Iterable[Message], query: str, limit: int | None) -> FindResult:
+    """H1 over a plain list of messages (indexes them first)."""
+    return MessageIndex(messages).find_relevant(query, limit)
 
 
 def word_excerpt(text: str, wanted: set[str]) -> str:

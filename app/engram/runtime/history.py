@@ -7,9 +7,13 @@ answer, never exceptions in the host.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import regex
@@ -17,10 +21,10 @@ import regex
 from engram.engine.history_search import (
     FindResult,
     Message,
+    MessageIndex,
     clamp,
     cut_middle,
     find_pattern,
-    find_relevant,
 )
 from engram.model.conversation import EntryKind, LogEntry
 from engram.model.errors import EngramError, InvalidInput, NotFound
@@ -30,7 +34,7 @@ from engram.store import conversation_log
 from engram.store.store import Store
 
 READ_TURN_CHARS = 4_000
-PATTERN_TIMEOUT_S = 0.25
+PATTERN_BUDGET_S = 1.0  # for one search through a whole conversation
 MAX_QUERY_CHARS = 500
 REMOVED = "this tool result was removed by an administrator; its content is not available"
 # Arguments a model might send to reach past its own conversation: ignored (H6).
@@ -39,66 +43,118 @@ IGNORED_ARGUMENTS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryView:
-    """One conversation's log with texts, as the tools read it."""
+_SEARCHABLE = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.TOOL_RESULT)
+_TURNS = (EntryKind.USER, EntryKind.ASSISTANT)
+CACHED_LOGS = 8  # decrypted logs kept per open store, least recently used dropped first
 
-    entries: list[LogEntry]
-    texts: dict[int, str | None]
+
+@dataclass(eq=False)
+class HistoryView:
+    """One conversation's log with its texts and search index, as the tools read it.
+
+    It is built once and then caught up with only the entries appended since, so a tool
+    call neither decrypts the whole log again nor re-tokenises it. Excisions logged after
+    it was built drop the excised texts from it and from its index (H5).
+    """
+
+    entries: list[LogEntry] = field(default_factory=list)
+    texts: dict[int, str | None] = field(default_factory=dict)
+    index: MessageIndex = field(default_factory=MessageIndex)
+    last_seq: int = 0
+    _turns: dict[str, LogEntry] = field(default_factory=dict)
+    _results: dict[str, LogEntry] = field(default_factory=dict)
+    _excised_by: dict[int, LogEntry] = field(default_factory=dict)
+
+    def catch_up(self, entries: list[LogEntry], texts: Mapping[int, str | None]) -> None:
+        """Take in entries appended after `last_seq`, with their decrypted texts."""
+        for entry in entries:
+            text = texts.get(entry.seq)
+            self.entries.append(entry)
+            self.texts[entry.seq] = text
+            self.last_seq = entry.seq
+            if entry.kind is EntryKind.EXCISION:
+                for seq in entry.body.get("excised", []):
+                    self.texts[seq] = None
+                    self.index.remove(seq)
+                    self._excised_by[seq] = entry
+            if entry.ref is None:
+                continue
+            if entry.kind in _TURNS:
+                self._turns.setdefault(entry.ref, entry)
+            elif entry.kind is EntryKind.TOOL_RESULT:
+                self._results.setdefault(entry.ref, entry)
+            if entry.kind in _SEARCHABLE and text is not None:
+                self.index.add(Message(entry.ref, entry.seq, text))
 
     def turns(self) -> list[LogEntry]:
-        return [e for e in self.entries if e.kind in (EntryKind.USER, EntryKind.ASSISTANT)]
+        return list(self._turns.values())
+
+    def turn(self, turn_id: str) -> LogEntry | None:
+        return self._turns.get(turn_id)
 
     def calls(self) -> list[LogEntry]:
         return [e for e in self.entries if e.kind is EntryKind.TOOL_CALL]
 
     def result_of(self, call: str) -> LogEntry | None:
-        return next(
-            (e for e in self.entries if e.kind is EntryKind.TOOL_RESULT and e.ref == call), None
-        )
+        return self._results.get(call)
 
     def excision_of(self, entry: LogEntry) -> LogEntry | None:
-        return next(
-            (
-                e
-                for e in self.entries
-                if e.kind is EntryKind.EXCISION and entry.seq in e.body.get("excised", [])
-            ),
-            None,
-        )
+        return self._excised_by.get(entry.seq)
 
     def messages(self) -> list[Message]:
         """What search looks at: turns and tool results whose text still exists (H5)."""
-        searchable = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.TOOL_RESULT)
-        return [
-            Message(str(e.ref), e.seq, text)
-            for e in self.entries
-            if e.kind in searchable and (text := self.texts.get(e.seq)) is not None
-        ]
+        return self.index.messages()
 
 
-def load(store: Store, conversation: ConversationId) -> HistoryView:
-    """Read a conversation's log and decrypt what is left of it."""
+@dataclass(eq=False)
+class _Logs:
+    """The decrypted logs one open store keeps for the history tools."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    views: OrderedDict[ConversationId, HistoryView] = field(default_factory=OrderedDict)
+
+
+@contextlib.contextmanager
+def viewing(store: Store, conversation: ConversationId) -> Iterator[HistoryView]:
+    """A conversation's log, caught up with the store, held still while the caller reads.
+
+    Decrypted logs live in the store's plaintext caches, so closing (locking) the store or
+    any erasure drops them; at most CACHED_LOGS are kept.
+    """
     require_conversation(store, conversation)
-    with store.read() as conn:
-        entries = conversation_log.entries(conn, conversation)
-        texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in entries])
-    return HistoryView(entries, texts)
+    logs: _Logs = store.plaintext_caches.setdefault("history", _Logs())
+    with logs.lock:
+        view = logs.views.pop(conversation, None) or HistoryView()
+        with store.read() as conn:
+            new = conversation_log.entries(conn, conversation, after=view.last_seq)
+            texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in new])
+        view.catch_up(new, texts)
+        logs.views[conversation] = view
+        while len(logs.views) > CACHED_LOGS:
+            logs.views.popitem(last=False)
+        yield view
 
 
-def pattern_search(pattern: str) -> Callable[[str], tuple[int, int] | None]:
-    """A literal-or-regex search that gives up after PATTERN_TIMEOUT_S with a clear error."""
+def pattern_search(
+    pattern: str, budget_s: float = PATTERN_BUDGET_S
+) -> Callable[[str], tuple[int, int] | None]:
+    """A literal-or-regex search with a time budget for all the texts it is given together,
+    so neither one hostile text nor many slow ones can hang the caller (H2)."""
     try:
         compiled = regex.compile(pattern)
     except regex.error as error:
         raise InvalidInput(f"That pattern is not a valid regular expression ({error}).") from None
+    deadline = time.monotonic() + budget_s
 
     def search(text: str) -> tuple[int, int] | None:
+        left = deadline - time.monotonic()
         try:
-            found = compiled.search(text, timeout=PATTERN_TIMEOUT_S)
+            if left <= 0:
+                raise TimeoutError
+            found = compiled.search(text, timeout=left)
         except TimeoutError:
             raise InvalidInput(
-                "That pattern takes too long to match (it backtracks without end); use a "
+                f"That pattern takes too long to match (over {budget_s:g} s here); use a "
                 "simpler pattern or literal text."
             ) from None
         return None if found is None else (found.start(), found.end())
@@ -118,14 +174,14 @@ def find(
         raise InvalidInput("Give some words or a pattern to look for.")
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidInput(f"The query may hold at most {MAX_QUERY_CHARS} characters.")
-    messages = load(store, conversation).messages()
-    result: FindResult
-    if mode == "relevance":
-        result = find_relevant(messages, query, limit)
-    elif mode == "pattern":
-        result = find_pattern(messages, query, limit, pattern_search(query))
-    else:
+    if mode not in ("relevance", "pattern"):
         raise InvalidInput(f"{mode!r} is not a search mode; use relevance or pattern.")
+    result: FindResult
+    with viewing(store, conversation) as view:
+        if mode == "relevance":
+            result = view.index.find_relevant(query, limit)
+        else:
+            result = find_pattern(view.messages(), query, limit, pattern_search(query))
     answer: dict[str, Any] = {
         "matches": [{"turn_id": m.turn, "excerpt": m.excerpt} for m in result.matches],
         "truncated": result.truncated,
@@ -137,11 +193,11 @@ def find(
 
 def read_turn(store: Store, conversation: ConversationId, turn_id: str) -> dict[str, Any]:
     """conversation_read_turn: the turn's text, its middle cut when long (H3)."""
-    view = load(store, conversation)
-    entry = next((e for e in view.turns() if e.ref == turn_id), None)
-    if entry is None:
-        raise NotFound(f"There is no turn {turn_id!r} in this conversation.")
-    text = view.texts.get(entry.seq)
+    with viewing(store, conversation) as view:
+        entry = view.turn(turn_id)
+        if entry is None:
+            raise NotFound(f"There is no turn {turn_id!r} in this conversation.")
+        text = view.texts.get(entry.seq)
     if text is None:
         return {"turn_id": turn_id, "text": None, "truncated": False, "removed": True}
     shown, truncated, cut = cut_middle(text, READ_TURN_CHARS)
@@ -159,11 +215,12 @@ def read_turn(store: Store, conversation: ConversationId, turn_id: str) -> dict[
 
 def read_tool_result(store: Store, conversation: ConversationId, call_id: str) -> dict[str, Any]:
     """conversation_read_tool_result: the result, or a removal notice once excised (H4)."""
-    view = load(store, conversation)
-    entry = view.result_of(call_id)
-    if entry is None:
-        raise NotFound(f"There is no tool call {call_id!r} in this conversation.")
-    excision = view.excision_of(entry)
+    with viewing(store, conversation) as view:
+        entry = view.result_of(call_id)
+        if entry is None:
+            raise NotFound(f"There is no tool call {call_id!r} in this conversation.")
+        excision = view.excision_of(entry)
+        text = view.texts.get(entry.seq)
     if excision is not None:
         return {
             "call_id": call_id,
@@ -172,7 +229,6 @@ def read_tool_result(store: Store, conversation: ConversationId, call_id: str) -
             "removed_at": excision.at.isoformat(),
             "removed_by": excision.author,
         }
-    text = view.texts.get(entry.seq)
     shown, truncated, _ = cut_middle(text or "", READ_TURN_CHARS)
     return {
         "call_id": call_id,
@@ -187,35 +243,34 @@ def recent_turns(
     store: Store, conversation: ConversationId, limit: int | None = None
 ) -> dict[str, Any]:
     """conversation_recent_turns: the newest turns and their ids, oldest of them first."""
-    view = load(store, conversation)
     count = clamp(limit)
-    turns = view.turns()[-count:]
-    return {
-        "turns": [
-            {
-                "turn_id": e.ref,
-                "role": e.kind.value,
-                "author": e.author,
-                "excerpt": cut_middle(view.texts.get(e.seq) or "", 300)[0],
-            }
-            for e in turns
-        ]
-    }
+    with viewing(store, conversation) as view:
+        return {
+            "turns": [
+                {
+                    "turn_id": e.ref,
+                    "role": e.kind.value,
+                    "author": e.author,
+                    "excerpt": cut_middle(view.texts.get(e.seq) or "", 300)[0],
+                }
+                for e in view.turns()[-count:]
+            ]
+        }
 
 
 def list_tool_calls(store: Store, conversation: ConversationId) -> dict[str, Any]:
     """conversation_list_tool_calls: every recorded call, with whether its result remains."""
-    view = load(store, conversation)
     calls = []
-    for call in view.calls():
-        result = view.result_of(str(call.ref))
-        calls.append(
-            {
-                "call_id": call.ref,
-                "name": call.body.get("name"),
-                "removed": result is not None and view.excision_of(result) is not None,
-            }
-        )
+    with viewing(store, conversation) as view:
+        for call in view.calls():
+            result = view.result_of(str(call.ref))
+            calls.append(
+                {
+                    "call_id": call.ref,
+                    "name": call.body.get("name"),
+                    "removed": result is not None and view.excision_of(result) is not None,
+                }
+            )
     return {"calls": calls}
 
 

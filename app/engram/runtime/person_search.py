@@ -9,19 +9,10 @@ decryption per unlock; that is the price of nothing searchable staying behind.
 
 from __future__ import annotations
 
-import heapq
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engram.engine.history_search import (
-    FindResult,
-    Message,
-    clamp,
-    find_pattern,
-    terms,
-    word_excerpt,
-)
+from engram.engine.history_search import Message, MessageIndex, find_pattern
 from engram.model.conversation import EntryKind
 from engram.model.ids import ConversationId, PersonId
 from engram.runtime import conversations
@@ -31,6 +22,7 @@ from engram.store.store import Store
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
 _SEARCHABLE = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.TOOL_RESULT)
+PERSON_PATTERN_BUDGET_S = 5.0  # a pattern over every conversation may take this long in all
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +39,8 @@ class PersonIndex:
     """Every searchable message of one person's conversations, with an inverted index."""
 
     person: PersonId
-    messages: list[Message] = field(default_factory=list)
+    index: MessageIndex = field(default_factory=MessageIndex)
     where: dict[str, ConversationId] = field(default_factory=dict)
-    postings: dict[str, list[int]] = field(default_factory=dict)
 
     @staticmethod
     def build(
@@ -73,33 +64,17 @@ class PersonIndex:
 
     def add(self, conversation: ConversationId, ref: str, text: str) -> None:
         """Index one message; its position orders ties newest first."""
-        position = len(self.messages)
-        self.messages.append(Message(ref, position, text))
+        self.index.add(Message(ref, len(self.index), text))
         self.where[ref] = conversation
-        for term in terms(text):
-            self.postings.setdefault(term, []).append(position)
 
     def search(
         self, query: str, mode: str = "relevance", limit: int | None = 25
     ) -> tuple[list[PersonHit], bool]:
-        """Relevance (only messages sharing a word are scored) or a bounded pattern."""
+        """Relevance (counted from the postings, never re-read) or a bounded pattern."""
         if mode == "pattern":
-            result: FindResult = find_pattern(self.messages, query, limit, pattern_search(query))
-            hits = [PersonHit(self.where[m.turn], m.turn, m.excerpt) for m in result.matches]
-            return hits, result.truncated
-        # The postings already say which words each message holds: count, never re-read.
-        wanted = terms(query)
-        scores: Counter[int] = Counter()
-        for term in wanted:
-            scores.update(self.postings.get(term, ()))
-        count = clamp(limit)
-        best = heapq.nlargest(count, scores.items(), key=lambda item: (item[1], item[0]))
-        hits = []
-        for position, _score in best:
-            message = self.messages[position]
-            hits.append(
-                PersonHit(
-                    self.where[message.turn], message.turn, word_excerpt(message.text, wanted)
-                )
-            )
-        return hits, len(scores) > count
+            search = pattern_search(query, PERSON_PATTERN_BUDGET_S)
+            result = find_pattern(self.index.messages(), query, limit, search)
+        else:
+            result = self.index.find_relevant(query, limit)
+        hits = [PersonHit(self.where[m.turn], m.turn, m.excerpt) for m in result.matches]
+        return hits, result.truncated

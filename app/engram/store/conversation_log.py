@@ -181,9 +181,11 @@ def _entry(r: Row[Any]) -> LogEntry:
     )
 
 
-def entries(conn: Connection, conversation: ConversationId) -> list[LogEntry]:
-    """The whole log in order."""
-    rows = conn.execute(select(L).where(L.c.conversation == conversation).order_by(L.c.seq))
+def entries(conn: Connection, conversation: ConversationId, after: int = 0) -> list[LogEntry]:
+    """The log in order: all of it, or only the entries after sequence number `after`."""
+    rows = conn.execute(
+        select(L).where(L.c.conversation == conversation, L.c.seq > after).order_by(L.c.seq)
+    )
     return [_entry(row) for row in rows]
 
 

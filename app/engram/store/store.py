@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, exc, insert, inspect, select
 
@@ -116,6 +117,10 @@ class Store:
         self._fresh: dict[str, bytes] = {}
         self.checkpoint = CheckpointFile(checkpoint_path(url, info.id), info.id, info.verify_key)
         self._last_micros = 0
+        # Plaintext-derived data the layers above keep for speed (decrypted logs, search
+        # indexes). It lives only while this store is open: close() and every committed
+        # erasure clear it, so nothing erased or locked away stays readable in memory.
+        self.plaintext_caches: dict[str, Any] = {}
 
     # ---- creating and opening -------------------------------------------------------
 
@@ -226,6 +231,7 @@ class Store:
     def close(self) -> None:
         """Drop decrypted keys and release the database."""
         self._keys.clear()
+        self.plaintext_caches.clear()
         self._kek = b""
         self.engine.dispose()
 
@@ -267,6 +273,7 @@ class Store:
         if txn.heads or txn.gone:
             self.checkpoint.update(self.signer, txn.heads, txn.gone, txn.revived)
         if txn.erased:
+            self.plaintext_caches.clear()
             txn.after_erasure = after_erasure(self.engine)
 
     @contextlib.contextmanager
