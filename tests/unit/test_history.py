@@ -192,3 +192,13 @@ def test_person_wide_search_spans_conversations_and_skips_excised(store: Store) 
 def test_word_forms_meet() -> None:
     assert stem("ferries") == stem("ferry") == "ferry"
     assert stem("carried") == stem("carry")
+
+
+def test_H2_the_time_budget_covers_a_whole_search_not_each_message() -> None:
+    from engram.runtime.history import pattern_search
+
+    search = pattern_search("tea", budget_s=0.05)
+    assert search("green tea") == (6, 9)
+    time.sleep(0.06)  # many slow messages would spend the budget just the same
+    with pytest.raises(InvalidInput, match="too long"):
+        search("more tea")

@@ -184,7 +184,9 @@ class MessageIndex:
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._messages: dict[int, Message] = {}
-        self._postings: dict[str, set[int]] = {}
+        # term -> positions holding it; lists (not sets): building is the hot path and
+        # removal (an excision) is rare
+        self._postings: dict[str, list[int]] = {}
         for message in messages:
             self.add(message)
 
@@ -196,8 +198,13 @@ class MessageIndex:
         if message.position in self._messages:
             self.remove(message.position)
         self._messages[message.position] = message
+        postings = self._postings
         for term in terms(message.text):
-            self._postings.setdefault(term, set()).add(message.position)
+            holders = postings.get(term)
+            if holders is None:
+                postings[term] = [message.position]
+            else:
+                holders.append(message.position)
 
     def remove(self, position: int) -> None:
         """Forget a message (its content was excised); unknown positions are ignored."""
@@ -205,11 +212,14 @@ class MessageIndex:
         if message is None:
             return
         for term in terms(message.text):
-            holders = self._postings.get(term)
-            if holders is not None:
-                holders.discard(position)
-                if not holders:
-                    del self._postings[term]
+            holders = self._postings[term]
+            holders.remove(position)
+            if not holders:
+                del self._postings[term]
+
+    def holders(self, term: str) -> Sequence[int]:
+        """The positions of the messages that hold a (normalised) term."""
+        return self._postings.get(term, ())
 
     def messages(self) -> list[Message]:
         """Every indexed message, oldest first."""
@@ -222,10 +232,10 @@ class MessageIndex:
         for term in wanted:
             scores.update(self._postings.get(term, ()))
         count = clamp(limit)
-        best = heapq.nlargest(count, scores.items(), key=lambda item: (item[1], item[0]))
+        best = heapq.nlargest(count, zip(scores.values(), scores.keys(), strict=True))
         matches = tuple(
             Match(message.turn, score, word_excerpt(message.text, wanted))
-            for position, score in best
+            for score, position in best
             for message in (self._messages[position],)
         )
         return _result(matches, len(scores) > count)

@@ -39,8 +39,13 @@ def require_conversation(store: Store, conversation: ConversationId) -> Conversa
     with store.read() as conn:
         info = conversation_log.get(conn, conversation)
     if info is None:
-        raise NotFound(f"There is no conversation {conversation!r} in this store.")
+        raise no_such_conversation(conversation)
     return info
+
+
+def no_such_conversation(conversation: ConversationId) -> NotFound:
+    """The error for a conversation id the store does not hold (or no longer holds)."""
+    return NotFound(f"There is no conversation {conversation!r} in this store.")
 
 
 def append_turn(

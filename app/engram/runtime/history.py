@@ -29,7 +29,7 @@ from engram.engine.history_search import (
 from engram.model.conversation import EntryKind, LogEntry
 from engram.model.errors import EngramError, InvalidInput, NotFound
 from engram.model.ids import ConversationId
-from engram.runtime.conversations import require_conversation
+from engram.runtime.conversations import no_such_conversation
 from engram.store import conversation_log
 from engram.store.store import Store
 
@@ -121,14 +121,17 @@ def viewing(store: Store, conversation: ConversationId) -> Iterator[HistoryView]
     Decrypted logs live in the store's plaintext caches, so closing (locking) the store or
     any erasure drops them; at most CACHED_LOGS are kept.
     """
-    require_conversation(store, conversation)
     logs: _Logs = store.plaintext_caches.setdefault("history", _Logs())
     with logs.lock:
         view = logs.views.pop(conversation, None) or HistoryView()
         with store.read() as conn:
-            new = conversation_log.entries(conn, conversation, after=view.last_seq)
-            texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in new])
-        view.catch_up(new, texts)
+            head = conversation_log.log_head(conn, conversation)
+            if head is None:
+                raise no_such_conversation(conversation)
+            if head > view.last_seq:
+                new = conversation_log.entries(conn, conversation, after=view.last_seq)
+                seqs = [e.seq for e in new]
+                view.catch_up(new, conversation_log.entry_texts(store, conn, conversation, seqs))
         logs.views[conversation] = view
         while len(logs.views) > CACHED_LOGS:
             logs.views.popitem(last=False)

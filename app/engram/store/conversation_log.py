@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Connection, Row, insert, select
+from sqlalchemy import Connection, Row, bindparam, func, insert, select
 
 from engram.model.clock import from_micros
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface
@@ -154,6 +154,19 @@ def get(conn: Connection, conversation: ConversationId) -> ConversationInfo | No
     """A conversation's facts, or None if it does not exist (or was deleted)."""
     row = conn.execute(select(CV).where(CV.c.id == conversation)).first()
     return _info(conn, row) if row else None
+
+
+_LOG_HEAD = select(
+    CV.c.id,
+    select(func.max(L.c.seq)).where(L.c.conversation == bindparam("c")).scalar_subquery(),
+).where(CV.c.id == bindparam("c"))
+
+
+def log_head(conn: Connection, conversation: ConversationId) -> int | None:
+    """The last sequence number of a conversation's log (0 if empty), or None if the
+    conversation does not exist — one prepared statement, for readers that keep up."""
+    row = conn.execute(_LOG_HEAD, {"c": conversation}).first()
+    return None if row is None else int(row[1] or 0)
 
 
 def for_person(conn: Connection, person: PersonId) -> list[ConversationInfo]:
