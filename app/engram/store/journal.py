@@ -87,7 +87,7 @@ def append(
     lock_chain(conn, chain.journal_chain(person))
     require_person(conn, person)  # an erased person gets no new journal behind anyone's back
     start = chain.head(conn, J, store.info.id, chain.journal_chain(person), J.c.person == person)
-    seq, prev, last_at = start.seq, start.prev, start.at
+    seq, prev = start.seq, start.prev
     target = ProjectionTarget(conn, person)
     target.prefetch(_named_notes(new_events))
     if target.seq != seq:
@@ -97,16 +97,17 @@ def append(
     rows: list[dict[str, object]] = []
     payloads: list[dict[str, object]] = []
     committed: list[Event] = []
+    # One batch is one moment: its events share a time, ordered by their sequence numbers.
+    at = max(store.now_micros(), start.at)
+    when = from_micros(at)
     for new in new_events:
         seq += 1
-        at = max(store.now_micros(), last_at)
-        last_at = at
         body = crypto.canonical_json(dict(new.body))
         cause = new.cause
         event = Event(
             person=person,
             seq=seq,
-            at=from_micros(at),
+            at=when,
             actor=new.actor,
             type=new.type,
             body=json.loads(body),

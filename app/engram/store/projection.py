@@ -171,16 +171,16 @@ class ProjectionTarget:
         inserts = [_note_row(n) for i, n in self._dirty.items() if i not in self._existing]
         if inserts:
             conn.execute(insert(N), inserts)
-        for note_id, note in self._dirty.items():
-            if note_id in self._existing:
-                row = _note_row(note)
-                conn.execute(update(N).where(N.c.person == person, N.c.id == note_id).values(row))
+        changed = [i for i in self._dirty if i in self._existing]
+        for note_id in changed:
+            row = _note_row(self._dirty[note_id])
+            conn.execute(update(N).where(N.c.person == person, N.c.id == note_id).values(row))
         self._existing.update(self._dirty)
         self._flush_counts()
         if self._dirty:
             S = schema.note_sources
-            changed = list(self._dirty)
-            conn.execute(delete(S).where(S.c.person == person, S.c.note.in_(changed)))
+            if changed:  # new notes have no source rows yet
+                conn.execute(delete(S).where(S.c.person == person, S.c.note.in_(changed)))
             source_rows = [
                 {"person": person, "note": note.id, "conversation": conversation}
                 for note in self._dirty.values()
