@@ -4,6 +4,7 @@ grows, and never outliving the open store or an erasure (H1, H5)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,7 @@ from engram.runtime.conversations import (
     start_conversation,
 )
 from engram.runtime.history import HistoryView, dispatch
+from engram.store import conversation_log
 from engram.store.store import Store
 
 ANA = PersonId("ana")
@@ -128,3 +130,40 @@ def test_H5_excision_and_close_drop_the_decrypted_log(store: Store) -> None:
     assert _find(store, info.id, "secretword") == []
     store.close()
     assert not store.plaintext_caches
+
+
+def test_H4_a_result_excised_twice_keeps_its_first_removal(store: Store) -> None:
+    from engram.control.erase import erase_person
+    from engram.control.session import PersonSession
+    from engram.store import journal
+
+    helper = PersonId("helper")
+    with store.write() as txn:
+        journal.ensure_person(store, txn, helper)
+    info = start_conversation(store, [ANA, helper])
+    call = record_tool_call(
+        store, info.id, name="lookup", arguments="{}", result="data", author=helper
+    )
+    excise_tool_result(store, info.id, call, actor="staff:first", reason="wrong")
+    erase_person(PersonSession(store, helper, "staff:second"), helper)
+    read = dispatch(store, info.id, "conversation_read_tool_result", {"call_id": call})
+    assert read["removed"] is True and read["removed_by"] == "staff:first"
+
+
+def test_H5_a_held_log_is_rebuilt_when_an_older_copy_is_put_back(
+    store: Store, store_path: Path
+) -> None:
+    info = start_conversation(store, [ANA])
+    append_turn(store, info.id, role="user", author=ANA, text="alpha")
+    store.engine.dispose()  # the WAL folds into the file, which can now be copied
+    older = store_path.read_bytes()
+    gone = append_turn(store, info.id, role="user", author=ANA, text="secretword")
+    assert _find(store, info.id, "secretword") == [gone]
+    store.engine.dispose()
+    store_path.write_bytes(older)  # someone restores yesterday's copy under the open store
+    for extra in store_path.parent.glob(store_path.name + "-*"):
+        extra.unlink()
+    with store.read() as conn:  # the log is one entry shorter than the held copy
+        assert conversation_log.log_head(conn, info.id, 3) == (2, None)
+    assert _find(store, info.id, "secretword") == []
+    assert _find(store, info.id, "alpha") != []

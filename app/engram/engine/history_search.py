@@ -1,4 +1,5 @@
-"""Lexical search over a conversation's messages (H1, H2) — pure, no index, no I/O.
+"""Lexical search over a conversation's messages (H1, H2) — pure, no I/O; the index lives
+in memory (`MessageIndex`) and is fed by the layers above.
 
 Relevance: the score is the number of distinct query words a message contains; ties go
 to the newer message. Words are compared after Unicode normalisation (NFKC, case folded,

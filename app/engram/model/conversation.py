@@ -31,6 +31,10 @@ class EntryKind(StrEnum):
     EXCISION = "excision"
 
 
+# Entries whose text history search looks at (while the text still exists, H5).
+SEARCHABLE_KINDS = frozenset({EntryKind.USER, EntryKind.ASSISTANT, EntryKind.TOOL_RESULT})
+
+
 class TurnStatus(StrEnum):
     """Where a turn stands (P4: only committed turns may teach anything)."""
 
@@ -65,3 +69,4 @@ class LogEntry:
     status: str | None
     body: Mapping[str, Any] = field(default_factory=dict)
     has_payload: bool = False
+    entry_hash: bytes | None = None  # its link in the chain (None where not read)

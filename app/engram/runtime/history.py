@@ -26,7 +26,7 @@ from engram.engine.history_search import (
     cut_middle,
     find_pattern,
 )
-from engram.model.conversation import EntryKind, LogEntry
+from engram.model.conversation import SEARCHABLE_KINDS, EntryKind, LogEntry
 from engram.model.errors import EngramError, InvalidInput, NotFound
 from engram.model.ids import ConversationId
 from engram.runtime.conversations import no_such_conversation
@@ -43,7 +43,6 @@ IGNORED_ARGUMENTS = frozenset(
 )
 
 
-_SEARCHABLE = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.TOOL_RESULT)
 _TURNS = (EntryKind.USER, EntryKind.ASSISTANT)
 CACHED_LOGS = 8  # decrypted logs kept per open store, least recently used dropped first
 
@@ -61,6 +60,7 @@ class HistoryView:
     texts: dict[int, str | None] = field(default_factory=dict)
     index: MessageIndex = field(default_factory=MessageIndex)
     last_seq: int = 0
+    last_hash: bytes | None = None
     _turns: dict[str, LogEntry] = field(default_factory=dict)
     _results: dict[str, LogEntry] = field(default_factory=dict)
     _excised_by: dict[int, LogEntry] = field(default_factory=dict)
@@ -71,19 +71,19 @@ class HistoryView:
             text = texts.get(entry.seq)
             self.entries.append(entry)
             self.texts[entry.seq] = text
-            self.last_seq = entry.seq
+            self.last_seq, self.last_hash = entry.seq, entry.entry_hash
             if entry.kind is EntryKind.EXCISION:
                 for seq in entry.body.get("excised", []):
                     self.texts[seq] = None
                     self.index.remove(seq)
-                    self._excised_by[seq] = entry
+                    self._excised_by.setdefault(seq, entry)  # the first removal says when
             if entry.ref is None:
                 continue
             if entry.kind in _TURNS:
                 self._turns.setdefault(entry.ref, entry)
             elif entry.kind is EntryKind.TOOL_RESULT:
                 self._results.setdefault(entry.ref, entry)
-            if entry.kind in _SEARCHABLE and text is not None:
+            if entry.kind in SEARCHABLE_KINDS and text is not None:
                 self.index.add(Message(entry.ref, entry.seq, text))
 
     def turns(self) -> list[LogEntry]:
@@ -121,14 +121,21 @@ def viewing(store: Store, conversation: ConversationId) -> Iterator[HistoryView]
     Decrypted logs live in the store's plaintext caches, so closing (locking) the store or
     any erasure drops them; at most CACHED_LOGS are kept.
     """
-    logs: _Logs = store.plaintext_caches.setdefault("history", _Logs())
+    logs: _Logs | None = store.plaintext_caches.get("history")
+    if logs is None:
+        logs = store.plaintext_caches.setdefault("history", _Logs())
     with logs.lock:
         view = logs.views.pop(conversation, None) or HistoryView()
         with store.read() as conn:
-            head = conversation_log.log_head(conn, conversation)
+            head = conversation_log.log_head(conn, conversation, view.last_seq)
             if head is None:
                 raise no_such_conversation(conversation)
-            if head > view.last_seq:
+            last, hash_now = head
+            if hash_now != view.last_hash:
+                # The log under the held copy changed (an older copy of the store was put
+                # back): start again from the log as it is.
+                view = HistoryView()
+            if last > view.last_seq:
                 new = conversation_log.entries(conn, conversation, after=view.last_seq)
                 seqs = [e.seq for e in new]
                 view.catch_up(new, conversation_log.entry_texts(store, conn, conversation, seqs))

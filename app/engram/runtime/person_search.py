@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engram.engine.history_search import Message, MessageIndex, find_pattern
-from engram.model.conversation import EntryKind
+from engram.model.conversation import SEARCHABLE_KINDS
 from engram.model.ids import ConversationId, PersonId
 from engram.runtime import conversations
 from engram.runtime.history import pattern_search
@@ -21,7 +21,6 @@ from engram.store.store import Store
 
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
-_SEARCHABLE = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.TOOL_RESULT)
 PERSON_PATTERN_BUDGET_S = 5.0  # a pattern over every conversation may take this long in all
 
 
@@ -41,6 +40,7 @@ class PersonIndex:
     person: PersonId
     index: MessageIndex = field(default_factory=MessageIndex)
     where: dict[str, ConversationId] = field(default_factory=dict)
+    added: int = 0  # positions are never reused, so ties stay newest first
 
     @staticmethod
     def build(
@@ -56,7 +56,7 @@ class PersonIndex:
             if cancelled and cancelled():
                 break
             for entry, text in conversations.transcript(store, info.id):
-                if entry.kind in _SEARCHABLE and text is not None and entry.ref:
+                if entry.kind in SEARCHABLE_KINDS and text is not None and entry.ref:
                     index.add(info.id, entry.ref, text)
             if progress:
                 progress(done, len(infos))
@@ -64,7 +64,8 @@ class PersonIndex:
 
     def add(self, conversation: ConversationId, ref: str, text: str) -> None:
         """Index one message; its position orders ties newest first."""
-        self.index.add(Message(ref, len(self.index), text))
+        self.index.add(Message(ref, self.added, text))
+        self.added += 1
         self.where[ref] = conversation
 
     def search(

@@ -133,6 +133,7 @@ def append_entry(
         status,
         json.loads(body_text),
         sealed is not None,
+        entry,
     )
 
 
@@ -159,14 +160,20 @@ def get(conn: Connection, conversation: ConversationId) -> ConversationInfo | No
 _LOG_HEAD = select(
     CV.c.id,
     select(func.max(L.c.seq)).where(L.c.conversation == bindparam("c")).scalar_subquery(),
+    select(L.c.entry_hash)
+    .where(L.c.conversation == bindparam("c"), L.c.seq == bindparam("s"))
+    .scalar_subquery(),
 ).where(CV.c.id == bindparam("c"))
 
 
-def log_head(conn: Connection, conversation: ConversationId) -> int | None:
-    """The last sequence number of a conversation's log (0 if empty), or None if the
-    conversation does not exist — one prepared statement, for readers that keep up."""
-    row = conn.execute(_LOG_HEAD, {"c": conversation}).first()
-    return None if row is None else int(row[1] or 0)
+def log_head(
+    conn: Connection, conversation: ConversationId, known_seq: int
+) -> tuple[int, bytes | None] | None:
+    """For readers that keep up, in one prepared statement: the last sequence number of a
+    conversation's log (0 if empty) and the entry hash now at `known_seq` (so a reader can
+    tell its copy still matches); None if the conversation does not exist."""
+    row = conn.execute(_LOG_HEAD, {"c": conversation, "s": known_seq}).first()
+    return None if row is None else (int(row[1] or 0), row[2])
 
 
 def for_person(conn: Connection, person: PersonId) -> list[ConversationInfo]:
@@ -191,6 +198,7 @@ def _entry(r: Row[Any]) -> LogEntry:
         status=r.status,
         body=json.loads(r.body),
         has_payload=r.payload_hash is not None,
+        entry_hash=r.entry_hash,
     )
 
 

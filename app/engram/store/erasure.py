@@ -188,11 +188,10 @@ def excise_author(
     seqs = [
         int(s)
         for s in conn.execute(
-            select(L.c.seq).where(
-                L.c.conversation == conversation,
-                L.c.author == author,
-                L.c.payload_hash.is_not(None),
-            )
+            # only payloads still there: one already excised keeps its first excision
+            select(L.c.seq)
+            .join(LP, (LP.c.conversation == L.c.conversation) & (LP.c.seq == L.c.seq))
+            .where(L.c.conversation == conversation, L.c.author == author)
         ).scalars()
     ]
     out = Shredded()

@@ -118,8 +118,9 @@ class Store:
         self.checkpoint = CheckpointFile(checkpoint_path(url, info.id), info.id, info.verify_key)
         self._last_micros = 0
         # Plaintext-derived data the layers above keep for speed (decrypted logs, search
-        # indexes). It lives only while this store is open: close() and every committed
-        # erasure clear it, so nothing erased or locked away stays readable in memory.
+        # indexes). It lives only while this store is open: close() and every erasure this
+        # store commits clear it. An erasure committed by another process reaches a held
+        # copy when it is next read (an excision entry, or the conversation gone).
         self.plaintext_caches: dict[str, Any] = {}
 
     # ---- creating and opening -------------------------------------------------------
@@ -270,10 +271,11 @@ class Store:
             self._keys.update(self._fresh)
         finally:
             self._fresh.clear()
+        if txn.erased:
+            self.plaintext_caches.clear()  # before anything below can fail
         if txn.heads or txn.gone:
             self.checkpoint.update(self.signer, txn.heads, txn.gone, txn.revived)
         if txn.erased:
-            self.plaintext_caches.clear()
             txn.after_erasure = after_erasure(self.engine)
 
     @contextlib.contextmanager
