@@ -24,7 +24,7 @@ from engram.model.notes import EVERY_NOTE, Note, NoteFilter
 from engram.model.scope import Durability, Kind, Scope
 from engram.runtime.note_writes import NoteDraft, check_text, note_added, writable_conversation
 from engram.store import journal, projection
-from engram.store.store import Store
+from engram.store.store import Store, WriteTxn
 
 OWN_NOTE_CONFIDENCE_BP = 10_000  # the person said it themselves
 MAX_REASON_CHARS = 500
@@ -118,6 +118,11 @@ def notes_as_of(session: PersonSession, moment: datetime, *, include_closed: boo
 def texts_of(session: PersonSession, notes: list[Note]) -> dict[NoteId, str | None]:
     """Decrypt the text of some notes."""
     return {view.note.id: view.text for view in _with_text(session.store, session, notes)}
+
+
+def note_in(txn: WriteTxn, session: PersonSession, note_id: NoteId) -> Note | None:
+    """One of this person's notes inside a caller's write (any scope), or None."""
+    return projection.unscoped_note(txn.conn, session.person, note_id)
 
 
 def get_note(session: PersonSession, note_id: str) -> Note:

@@ -32,6 +32,10 @@ class FoldError(ValueError):
     """An event that cannot apply to the state it follows (a bug or a tampered journal)."""
 
 
+class StaleRevision(FoldError):
+    """A review that names a candidate revision someone else's decision replaced (P6)."""
+
+
 class FoldTarget(Protocol):
     """The state the fold reads and writes, one event at a time."""
 
@@ -290,7 +294,9 @@ def _need_candidate(target: FoldTarget, event: Event) -> CandidateState:
 def _on_candidate_reviewed(target: FoldTarget, event: Event) -> None:
     state = _need_candidate(target, event)
     if int(event.body["revision"]) != state.revision:
-        raise FoldError(f"event {event.seq} reviews a stale candidate revision")
+        raise StaleRevision(
+            f"candidate {state.id} is at revision {state.revision}, not {event.body['revision']}"
+        )
     target.put_candidate(
         dataclasses.replace(state, revision=state.revision + 1, status=event.body["decision"])
     )

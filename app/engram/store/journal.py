@@ -9,9 +9,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, insert, select
 
-from engram.engine.fold import FoldError, apply_event
+from engram.engine.fold import FoldError, StaleRevision, apply_event
 from engram.model.clock import from_micros, to_micros
-from engram.model.errors import CorruptStore, NotAllowed, NotFound
+from engram.model.errors import Conflict, CorruptStore, NotAllowed, NotFound
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.store import chain, crypto, schema
@@ -116,6 +116,10 @@ def append(
         )
         try:
             apply_event(target, event)
+        except StaleRevision as error:
+            raise Conflict(
+                f"Someone else decided first: {error}; reload it and decide again."
+            ) from None
         except FoldError as error:
             raise NotAllowed(f"That change does not apply: {error}.") from None
         key_ref: str | None = None
@@ -251,6 +255,21 @@ def texts(
                     "run 'engram verify'."
                 ) from None
     return found
+
+
+def event_at(conn: Connection, person: PersonId, seq: int) -> Event | None:
+    """One event of a person's journal (clear parts), or None."""
+    row = conn.execute(select(J).where(J.c.person == person, J.c.seq == seq)).first()
+    return _event(row) if row else None
+
+
+def events_of_types(
+    conn: Connection, person: PersonId, types: Iterable[EventType]
+) -> Iterator[Event]:
+    """A person's events of some types, in order."""
+    query = select(J).where(J.c.person == person, J.c.type.in_([t.value for t in types]))
+    for row in conn.execute(query.order_by(J.c.seq)):
+        yield _event(row)
 
 
 def head_seq(conn: Connection, person: PersonId) -> int:

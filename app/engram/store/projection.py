@@ -569,3 +569,34 @@ def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> 
         for r in conn.execute(select(S.c.note, S.c.conversation).where(S.c.person == person))
     }
     return stored_sources == expected_sources
+
+
+def processed_turns(
+    conn: Connection, person: PersonId, conversation: ConversationId
+) -> set[TurnId]:
+    """Turns of a conversation extraction has handled for a person, notes or not (W2)."""
+    P = schema.processed_turns
+    rows = conn.execute(
+        select(P.c.turn).where(P.c.person == person, P.c.conversation == conversation)
+    )
+    return {TurnId(t) for t in rows.scalars()}
+
+
+def candidates(
+    conn: Connection, person: PersonId, status: str | None = None
+) -> list[CandidateState]:
+    """A person's learning candidates, oldest first; optionally only those in one status."""
+    C = schema.candidates
+    query = select(C).where(C.c.person == person)
+    if status is not None:
+        query = query.where(C.c.status == status)
+    return [_candidate(r) for r in conn.execute(query.order_by(C.c.payload_seq))]
+
+
+def candidate(
+    conn: Connection, person: PersonId, candidate_id: CandidateId
+) -> CandidateState | None:
+    """One candidate, or None."""
+    C = schema.candidates
+    row = conn.execute(select(C).where(C.c.person == person, C.c.id == candidate_id)).first()
+    return _candidate(row) if row else None

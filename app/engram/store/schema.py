@@ -273,3 +273,13 @@ erasures = Table(
     Column("entry_hash", LargeBinary, nullable=False),
     Column("signature", LargeBinary, nullable=False),
 )
+
+# Per-agent memory configuration (P2): clear — settings, not anything said by anyone.
+agents = Table(
+    "agents",
+    metadata,
+    Column("name", String(120), primary_key=True),
+    Column("config", Text, nullable=False),
+    Column("updated_at", BigInteger, nullable=False),
+    Column("updated_by", String(120), nullable=False),
+)

@@ -1,0 +1,42 @@
+"""Agents' memory configurations (P2): set by an operator, read by the runtime."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.model.agents import AgentConfig, check_agent_name
+from engram.model.clock import from_micros
+from engram.store import agent_configs
+from engram.store.store import Store
+
+
+def set_agent(store: Store, name: str, data: Any, actor: str) -> AgentConfig:
+    """Check and save an agent's configuration; returns it normalised."""
+    config = AgentConfig.from_json(name, data)
+    with store.write() as txn:
+        agent_configs.put(txn.conn, config, store.now_micros(), actor)
+    return config
+
+
+def agent_config(store: Store, name: str | None) -> AgentConfig:
+    """An agent's configuration; an agent never configured (or none) has everything off."""
+    if name is None:
+        return AgentConfig("unnamed")
+    check_agent_name(name)
+    with store.read() as conn:
+        return agent_configs.get(conn, name) or AgentConfig(name)
+
+
+def list_agents(store: Store) -> list[dict[str, Any]]:
+    """Every configured agent, for `engram agents list`."""
+    with store.read() as conn:
+        rows = agent_configs.every(conn)
+    return [
+        {
+            "name": config.name,
+            "updated_at": from_micros(at).isoformat(),
+            "updated_by": by,
+            **config.to_json(),
+        }
+        for config, at, by in rows
+    ]

@@ -1,0 +1,355 @@
+"""Post-turn learning: the extraction pass (W1-W5, W7, W8, P4, P5).
+
+For one person and one conversation, the pass takes the committed turns extraction has not
+handled yet, shows an extractor those turns and at most 24 ranked active notes, keeps
+what `engine.extraction.admit` allows, and — in one write — records either notes (policy-
+safe proposals in automatic mode) or pending candidates (everything else), plus a
+checkpoint naming every turn it handled, so no turn is analysed twice (W2).
+
+It runs after a turn has committed, never inside the reply: a host calls `learn_person` or
+hands conversations to `LearningWorker`, which runs passes on its own thread.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram.engine.extraction import (
+    MAX_KNOWN_NOTES,
+    MAX_TURNS,
+    ExtractionRequest,
+    Extractor,
+    KnownNote,
+    Proposal,
+    VisibleTurn,
+    admit,
+    bounded,
+    policy_safe,
+)
+from engram.model.agents import AgentConfig, LearningMode
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, TurnStatus
+from engram.model.errors import Conflict, NotAllowed
+from engram.model.events import Cause, EventType, NewEvent
+from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId, new_candidate_id
+from engram.model.notes import NoteFilter, NoteStatus
+from engram.model.scope import Scope
+from engram.runtime.note_writes import NoteDraft, note_added, writable_conversation
+from engram.store import agent_configs, conversation_log, journal, people, projection
+from engram.store.store import Store, WriteTxn
+
+log = logging.getLogger(__name__)
+
+ACTOR = "extractor"
+RANKED_ACTIVE = NoteFilter(statuses=(NoteStatus.ACTIVE,), order="rank")
+_TURN_KINDS = (EntryKind.USER, EntryKind.ASSISTANT)
+_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class HostPolicy:
+    """What the host allows, above any agent's saved settings (P4: a kill switch wins)."""
+
+    learning: bool = True
+
+
+@dataclass
+class PassReport:
+    """What one pass did, for `engram learn --json` and the host's logs."""
+
+    person: PersonId
+    conversation: ConversationId
+    turns: list[TurnId] = field(default_factory=list)
+    applied: list[NoteId] = field(default_factory=list)
+    suggested: list[CandidateId] = field(default_factory=list)
+    dropped: list[dict[str, str]] = field(default_factory=list)
+    skipped: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class _Work:
+    info: ConversationInfo
+    config: AgentConfig
+    turns: list[LogEntry]
+
+
+# W5: one pass per person at a time in this process; across processes, a pass whose notes
+# changed underneath it starts again instead of writing on a stale view.
+_locks: dict[tuple[str, PersonId], threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _person_lock(store: Store, person: PersonId) -> threading.Lock:
+    with _locks_guard:
+        return _locks.setdefault((store.info.id, person), threading.Lock())
+
+
+def pending(store: Store, person: PersonId, host: HostPolicy = HostPolicy()) -> list[_Work]:
+    """The person's conversations with committed turns that learning may still analyse."""
+    if not host.learning:
+        return []
+    work: list[_Work] = []
+    with store.read() as conn:
+        for info in conversation_log.for_person(conn, person):
+            if info.incognito:
+                continue  # W7
+            config = (agent_configs.get(conn, info.agent) if info.agent else None) or AgentConfig(
+                info.agent or "unnamed"
+            )
+            if not config.learns_on(info.surface):
+                continue  # P4: off, or a task, schedule or surface the agent does not learn on
+            done = projection.processed_turns(conn, person, info.id)
+            turns = [
+                e
+                for e in conversation_log.entries(conn, info.id)
+                if e.kind in _TURN_KINDS
+                and e.status == TurnStatus.COMMITTED.value  # P4: failed, cancelled, awaiting
+                and e.ref not in done
+            ]
+            if turns:
+                work.append(_Work(info, config, turns))
+    return work
+
+
+def learn_person(
+    store: Store,
+    person: PersonId,
+    extractor: Extractor,
+    host: HostPolicy = HostPolicy(),
+) -> list[PassReport]:
+    """Run every pending pass for one person, one after another (W5)."""
+    with _person_lock(store, person):
+        return [
+            _run(store, person, work, chunk, extractor)
+            for work in pending(store, person, host)
+            for chunk in _chunks(work.turns, MAX_TURNS)
+        ]
+
+
+def learn_all(
+    store: Store, extractor: Extractor, host: HostPolicy = HostPolicy()
+) -> list[PassReport]:
+    """Run pending passes for everyone in the store (`engram learn`)."""
+    with store.read() as conn:
+        everyone = people.all_ids(conn)
+    return [
+        report for person in everyone for report in learn_person(store, person, extractor, host)
+    ]
+
+
+def _chunks(turns: list[LogEntry], size: int) -> list[list[LogEntry]]:
+    return [turns[i : i + size] for i in range(0, len(turns), size)]
+
+
+def _run(
+    store: Store, person: PersonId, work: _Work, turns: list[LogEntry], extractor: Extractor
+) -> PassReport:
+    info = work.info
+    report = PassReport(person, info.id, [TurnId(str(e.ref)) for e in turns])
+    for _attempt in range(_ATTEMPTS):
+        request, shown = _request(store, person, info.id, turns, work.config)
+        proposals = extractor.extract(request) if request.turns else []
+        verdicts = admit(request, proposals)
+        report.dropped = [
+            {"turn": p.turn, "kind": p.kind.value, "text": p.text, "reason": reason}
+            for p, reason in verdicts.dropped
+        ]
+        with store.write() as txn:
+            skipped = _no_longer_writable(txn, person, info.id, info.agent)
+            if skipped:
+                report.skipped = skipped  # W4: write nothing at all
+                return report
+            now = projection.unscoped_notes(txn.conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES)
+            if [n.id for n in now] != shown:
+                continue  # the notes it was shown changed meanwhile: look again
+            events = _events(report, verdicts.kept, info.id, work.config, extractor.name)
+            journal.append(store, txn, person, events)
+        return report
+    raise Conflict(
+        f"{person}'s notes kept changing while learning from conversation {info.id}; "
+        "nothing was written — run 'engram learn' again."
+    )
+
+
+def _request(
+    store: Store,
+    person: PersonId,
+    conversation: ConversationId,
+    turns: Sequence[LogEntry],
+    config: AgentConfig,
+) -> tuple[ExtractionRequest, list[NoteId]]:
+    """W3 and W8: the turns' visible text and the best-ranked active notes, bounded."""
+    with store.read() as conn:
+        notes = projection.unscoped_notes(conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES)
+        note_texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
+        turn_texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in turns])
+    known = [
+        KnownNote(n.id, n.kind, text, n.topic)
+        for n in notes
+        if (text := note_texts.get(n.text_seq)) is not None
+    ]
+    visible = [
+        VisibleTurn(
+            TurnId(str(e.ref)),
+            e.kind.value,
+            text,
+            by_subject=e.kind is EntryKind.USER and e.author == person,
+        )
+        for e in turns
+        if (text := turn_texts.get(e.seq)) is not None  # an excised turn shows nothing
+    ]
+    return bounded(visible, known, config.learning.kinds), [n.id for n in notes]
+
+
+def _no_longer_writable(
+    txn: WriteTxn, person: PersonId, conversation: ConversationId, agent: str | None
+) -> str | None:
+    """W4: recheck, inside the write, that the conversation still exists, is not incognito,
+    is still theirs, and still learns; a reason to write nothing, or None."""
+    try:
+        writable_conversation(txn, person, conversation)
+    except NotAllowed as refusal:
+        return str(refusal)
+    config = agent_configs.get(txn.conn, agent) if agent else None
+    if config is None or config.learning.mode is LearningMode.OFF:
+        return f"learning was turned off for agent {agent!r}; nothing was written."
+    return None
+
+
+def _events(
+    report: PassReport,
+    proposals: Sequence[Proposal],
+    conversation: ConversationId,
+    config: AgentConfig,
+    extractor: str,
+) -> list[NewEvent]:
+    """Notes for what automatic mode may apply, candidates for the rest, then the
+    checkpoint that marks every turn handled (W2)."""
+    automatic = config.learning.mode is LearningMode.AUTOMATIC
+    replaced: dict[NoteId, NoteId] = {}  # an old note closed earlier in this batch -> its successor
+    events: list[NewEvent] = []
+    for proposal in proposals:
+        cause = Cause(conversation, proposal.turn)
+        if automatic and policy_safe(proposal, config.learning.kinds):
+            events += _note_events(report, proposal, cause, replaced)
+        else:
+            candidate = new_candidate_id()
+            events.append(_suggestion(candidate, proposal, cause, extractor))
+            report.suggested.append(candidate)
+    events.append(
+        NewEvent(
+            EventType.EXTRACTION_CHECKPOINT,
+            ACTOR,
+            {"conversation": conversation, "turns": list(report.turns)},
+            Cause(conversation),
+        )
+    )
+    return events
+
+
+def _note_events(
+    report: PassReport, proposal: Proposal, cause: Cause, replaced: dict[NoteId, NoteId]
+) -> list[NewEvent]:
+    target = proposal.restates or proposal.contradicts
+    while target in replaced:  # follow what this batch already put in its place
+        target = replaced[target]
+    if proposal.restates and target:
+        report.applied.append(target)
+        body = {"note": target, "source": cause.to_json()}
+        return [NewEvent(EventType.RESTATED, ACTOR, body, cause)]
+    added = note_added(draft_of(proposal), ACTOR, cause, cause.conversation)
+    new_id = NoteId(str(added.body["note"]))
+    report.applied.append(new_id)
+    if not (proposal.contradicts and target):
+        return [added]
+    replaced[target] = new_id
+    closing = NewEvent(EventType.CONTRADICTED, ACTOR, {"old": target, "new": new_id}, cause)
+    return [added, closing]
+
+
+def draft_of(proposal: Proposal) -> NoteDraft:
+    """The note a proposal becomes: private to the person until they say otherwise."""
+    return NoteDraft(
+        text=proposal.text,
+        kind=proposal.kind,
+        scope=Scope.UNSPECIFIED,
+        durability=proposal.durability,
+        confidence_bp=proposal.confidence_bp,
+        topic=proposal.topic,
+    )
+
+
+def _suggestion(
+    candidate: CandidateId, proposal: Proposal, cause: Cause, extractor: str
+) -> NewEvent:
+    """A pending candidate; its text is sealed like a note's, under its conversation (C4)."""
+    body: dict[str, Any] = {
+        "candidate": candidate,
+        "kind": proposal.kind.value,
+        "scope": Scope.UNSPECIFIED.value,
+        "durability": proposal.durability.value,
+        "confidence_bp": proposal.confidence_bp,
+        "origin": cause.conversation,
+        "source": cause.to_json(),
+        "sensitive": proposal.sensitive,
+        "ambiguous": proposal.ambiguous,
+        "extractor": extractor,
+    }
+    if proposal.topic:
+        body["topic"] = proposal.topic
+    if proposal.restates:
+        body["restates"] = proposal.restates
+    if proposal.contradicts:
+        body["contradicts"] = proposal.contradicts
+    return NewEvent(
+        EventType.CANDIDATE_SUGGESTED, ACTOR, body, cause, proposal.text, cause.conversation
+    )
+
+
+class LearningWorker:
+    """Runs extraction passes on its own thread, so a reply never waits for learning (W2).
+
+    The host calls `after_turn(conversation)` once a turn has committed; the worker learns
+    for every participant of that conversation, one person at a time.
+    """
+
+    def __init__(self, store: Store, extractor: Extractor, host: HostPolicy = HostPolicy()):
+        self.store, self.extractor, self.host = store, extractor, host
+        self._queue: queue.Queue[PersonId | None] = queue.Queue()
+        self.reports: list[PassReport] = []
+        self._thread = threading.Thread(target=self._loop, name="engram-learning", daemon=True)
+        self._thread.start()
+
+    def after_turn(self, info: ConversationInfo) -> None:
+        """Queue learning for the conversation's participants; returns at once."""
+        for person in info.participants:
+            self._queue.put(person)
+
+    def drain(self) -> None:
+        """Wait until everything queued so far has been learned (for tests and shutdown)."""
+        self._queue.join()
+
+    def close(self) -> None:
+        """Finish what is queued, then stop the thread."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while True:
+            person = self._queue.get()
+            try:
+                if person is None:
+                    return
+                self.reports += learn_person(self.store, person, self.extractor, self.host)
+            except Exception:  # a failed pass must not stop learning for everyone else
+                log.exception("learning for %s failed; its turns stay pending", person)
+            finally:
+                self._queue.task_done()
