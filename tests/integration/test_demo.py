@@ -23,4 +23,7 @@ def test_demo_store_has_everything_the_inspector_shows(cli: Any) -> None:
     assert any(n["status"] == "deleted" and n["text"] is None for n in sam)  # its conversation went
     audit = cli("audit", "--person", "maya", "--json").json()
     assert any(row["actor"] == "staff:dana" for row in audit)
+    reviewed = cli("candidates", "list", "--person", "maya", "--json").json()
+    assert {c["status"] for c in reviewed} == {"pending", "applied", "rejected"}
+    assert any(c["sensitive"] for c in reviewed if c["status"] == "pending")
     assert cli("demo").code == 1  # never over an existing store

@@ -12,15 +12,17 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engram.control import candidates as candidate_control
 from engram.control import conversations as conversation_control
 from engram.control import notes as memory_control
 from engram.control.persons import list_persons
 from engram.control.session import PersonSession
+from engram.engine.rule_extractor import RuleExtractor
 from engram.model.clock import ManualClock
 from engram.model.conversation import Surface
 from engram.model.ids import ConversationId, PersonId, TurnId
 from engram.model.scope import Durability, Kind, Scope
-from engram.runtime import context, conversations, note_writes
+from engram.runtime import agents, context, conversations, extraction, note_writes
 from engram.runtime.note_writes import NoteDraft
 from engram.store.crypto import KdfParams
 from engram.store.store import Store
@@ -371,3 +373,42 @@ def _play(s: _Script) -> None:
         author="helper",
         text="A vegetarian gratin dauphinois — short recipe below.",
     )
+
+    s.later(days=1)
+    _learning(s)
+
+
+def _learning(s: _Script) -> None:
+    """The rule extractor at work: an agent whose learning suggests, candidates reviewed by
+    a person and by staff (one applied over an older note, one rejected, some pending)."""
+    store = s.store
+    agents.set_agent(
+        store, "coach", {"memory": {"learning": {"mode": "suggest"}}}, actor="staff:dana"
+    )
+    info = conversations.start_conversation(store, [MAYA], agent="coach")
+    for text in (
+        "New chapter: I work at the Grenoble botanical garden now.",
+        "I really like bouldering, and I hate crowded gyms.",
+        "I'm allergic to peanuts, by the way.",
+        "Remind me to renew my passport before the summer.",
+    ):
+        s.later(minutes=2)
+        conversations.append_turn(store, info.id, role="user", author=MAYA, text=text)
+        s.later(seconds=40)
+        conversations.append_turn(
+            store, info.id, role="assistant", author="coach", text="Got it, thanks for saying."
+        )
+    s.later(minutes=5)
+    extraction.learn_person(store, MAYA, RuleExtractor())
+    maya = PersonSession(store, MAYA, MAYA)
+    pending = {c["text"]: c for c in candidate_control.list_candidates(maya, "pending")}
+    s.later(hours=3)
+    job = pending.get("Works at the Grenoble botanical garden.")
+    if job:  # contradicts "Works at the botanical institute."
+        candidate_control.approve(maya, job["id"], job["revision"], apply_now=True)
+    crowds = pending.get("Dislikes crowded gyms.")
+    if crowds:
+        staff = PersonSession(store, MAYA, "staff:dana")
+        candidate_control.reject(
+            staff, crowds["id"], crowds["revision"], "A passing remark, not worth keeping."
+        )

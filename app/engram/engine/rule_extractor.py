@@ -75,8 +75,14 @@ def _shape(
     )
 
 
+_PRONOUNS = {"my": "their", "me": "them", "i": "they", "myself": "themself", "mine": "theirs"}
+_PRONOUN = re.compile(r"\b(my|me|i|myself|mine)\b", re.IGNORECASE)
+
+
 def _tidy(value: str) -> str:
-    value = re.sub(r"^(the|a|an|my)\s+", lambda m: m.group(0).lower(), value.strip())
+    """The value as a note about the person says it: "my passport" -> "their passport"."""
+    value = _PRONOUN.sub(lambda m: _PRONOUNS[m.group(0).lower()], value.strip())
+    value = re.sub(r"^(The|A|An)\s+", lambda m: m.group(0).lower(), value)
     return value.rstrip(" .")
 
 

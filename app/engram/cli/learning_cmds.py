@@ -1,0 +1,199 @@
+"""`engram agents …`, `engram learn` and `engram candidates …`: learning and its review."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from engram.cli.context import CommandContext
+from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
+from engram.control import candidates
+from engram.engine.rule_extractor import RuleExtractor
+from engram.model.errors import InvalidInput
+from engram.model.ids import PersonId
+from engram.runtime import agents, extraction
+
+MAX_CONFIG_BYTES = 64 * 1024
+
+
+def register(commands: Any) -> None:
+    """Add `agents`, `learn` and `candidates`."""
+    group = commands.add_parser("agents", help="per-agent memory configuration (P2)")
+    actions = group.add_subparsers(dest="agents_command", metavar="ACTION")
+    actions.required = True
+    p = actions.add_parser("set", help="set an agent's memory configuration from a JSON file")
+    p.add_argument("name")
+    p.add_argument("--config", required=True, metavar="FILE.json")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_agents_set)
+    p = actions.add_parser("list", help="every configured agent")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_agents_list)
+
+    p = commands.add_parser("learn", help="run pending extraction passes now")
+    p.add_argument("--person", help="only this person (default: everyone)")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_learn)
+
+    group = commands.add_parser("candidates", help="review what learning suggested (P5, P6)")
+    actions = group.add_subparsers(dest="candidates_command", metavar="ACTION")
+    actions.required = True
+    p = actions.add_parser("list", help="a person's candidates")
+    p.add_argument("--person", required=True)
+    p.add_argument("--status", choices=candidates.STATUSES)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_list)
+    for name, helptext, handler in (
+        ("get", "one candidate", cmd_get),
+        ("audit", "every decision about a candidate", cmd_audit),
+        ("apply", "turn an approved candidate into a note", cmd_apply),
+    ):
+        p = actions.add_parser(name, help=helptext)
+        p.add_argument("id")
+        p.add_argument("--person", required=True)
+        add_json_flag(p)
+        p.set_defaults(handler=handler)
+    p = actions.add_parser("approve", help="approve the revision you saw")
+    p.add_argument("id")
+    p.add_argument("--person", required=True)
+    p.add_argument("--revision", type=int, required=True)
+    p.add_argument("--apply", action="store_true", help="apply it right after")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_approve)
+    p = actions.add_parser("reject", help="reject the revision you saw, saying why")
+    p.add_argument("id")
+    p.add_argument("--person", required=True)
+    p.add_argument("--revision", type=int, required=True)
+    p.add_argument("--reason", required=True)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_reject)
+
+
+def cmd_agents_set(ctx: CommandContext) -> int:
+    path = Path(ctx.args.config)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise InvalidInput(f"Cannot read {path}: {error.strerror}.") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise InvalidInput(f"{path} is larger than a configuration can be (64 KiB).")
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise InvalidInput(f"{path} is not valid JSON ({error}).") from None
+    config = agents.set_agent(ctx.store(), ctx.args.name, data, ctx.args.actor or "operator")
+    if ctx.as_json:
+        emit_json({"name": config.name, **config.to_json()})
+    else:
+        emit_line(f"Agent {config.name}: learning {config.learning.mode.value}.")
+    return 0
+
+
+def cmd_agents_list(ctx: CommandContext) -> int:
+    rows = agents.list_agents(ctx.store())
+    if ctx.as_json:
+        emit_json(rows)
+        return 0
+    emit_table(
+        ["agent", "learning", "tools", "set at", "by"],
+        [
+            (
+                r["name"],
+                r["memory"]["learning"]["mode"],
+                ", ".join(k for k, v in r["memory"]["tools"].items() if v is True) or "none",
+                r["updated_at"],
+                r["updated_by"],
+            )
+            for r in rows
+        ],
+    )
+    return 0
+
+
+def cmd_learn(ctx: CommandContext) -> int:
+    store, extractor = ctx.store(), RuleExtractor()
+    if ctx.args.person:
+        session = ctx.session(ctx.args.person)  # checks the person exists
+        reports = extraction.learn_person(store, PersonId(session.person), extractor)
+    else:
+        reports = extraction.learn_all(store, extractor)
+    if ctx.as_json:
+        emit_json({"passes": [r.to_json() for r in reports]})
+        return 0
+    if not reports:
+        emit_line("Nothing to learn: no unanalysed turns where learning is on.")
+    for r in reports:
+        outcome = r.skipped or (
+            f"{len(r.turns)} turn(s): {len(r.applied)} note(s) written, "
+            f"{len(r.suggested)} candidate(s) to review"
+        )
+        emit_line(f"{r.person} in {r.conversation}: {outcome}")
+    return 0
+
+
+def _print(ctx: CommandContext, candidate: dict[str, Any]) -> int:
+    if ctx.as_json:
+        emit_json(candidate)
+    else:
+        emit_line(
+            f"{candidate['id']} r{candidate['revision']} {candidate['status']}: "
+            f"{candidate['text'] or '(text gone)'}"
+        )
+    return 0
+
+
+def cmd_list(ctx: CommandContext) -> int:
+    rows = candidates.list_candidates(ctx.session(ctx.args.person), ctx.args.status)
+    if ctx.as_json:
+        emit_json(rows)
+        return 0
+    emit_table(
+        ["id", "rev", "status", "kind", "flags", "text"],
+        [
+            (
+                c["id"],
+                c["revision"],
+                c["status"],
+                c["kind"],
+                " ".join(f for f in ("sensitive", "ambiguous") if c[f]),
+                shorten(c["text"]),
+            )
+            for c in rows
+        ],
+    )
+    return 0
+
+
+def cmd_get(ctx: CommandContext) -> int:
+    return _print(ctx, candidates.get_candidate(ctx.session(ctx.args.person), ctx.args.id))
+
+
+def cmd_audit(ctx: CommandContext) -> int:
+    trail = candidates.audit(ctx.session(ctx.args.person), ctx.args.id)
+    if ctx.as_json:
+        emit_json(trail)
+        return 0
+    emit_table(
+        ["at", "actor", "event", "decision", "reason"],
+        [
+            (t["at"], t["actor"], t["event"], t.get("decision", ""), shorten(t.get("reason")))
+            for t in trail
+        ],
+    )
+    return 0
+
+
+def cmd_approve(ctx: CommandContext) -> int:
+    session = ctx.session(ctx.args.person)
+    done = candidates.approve(session, ctx.args.id, ctx.args.revision, apply_now=ctx.args.apply)
+    return _print(ctx, done)
+
+
+def cmd_reject(ctx: CommandContext) -> int:
+    session = ctx.session(ctx.args.person)
+    return _print(ctx, candidates.reject(session, ctx.args.id, ctx.args.revision, ctx.args.reason))
+
+
+def cmd_apply(ctx: CommandContext) -> int:
+    return _print(ctx, candidates.apply(ctx.session(ctx.args.person), ctx.args.id))

@@ -1,0 +1,69 @@
+"""The learning commands of the CLI contract: agents set, learn, candidates (P2, P5, P6)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _setup(cli: Any, tmp_path: Path, mode: str) -> str:
+    assert cli("init").code == 0
+    config = tmp_path / "agent.json"
+    config.write_text(json.dumps({"memory": {"learning": {"mode": mode}}}))
+    assert cli("agents", "set", "helper", "--config", str(config)).code == 0
+    conversation = cli(
+        "conversation", "start", "--participants", "ana", "--agent", "helper"
+    ).out.strip()
+    for text in ("I moved to Oslo.", "I'm allergic to peanuts."):
+        args = ["--role", "user", "--author", "ana", "--text", text]
+        assert cli("conversation", "append", conversation, *args).code == 0
+    return conversation
+
+
+def test_P5_P6_learn_then_review_candidates_from_the_command_line(cli: Any, tmp_path: Path) -> None:
+    conversation = _setup(cli, tmp_path, "suggest")
+    listed = cli("agents", "list", "--json").json()
+    assert listed[0]["name"] == "helper" and listed[0]["memory"]["learning"]["mode"] == "suggest"
+    passes = cli("learn", "--json").json()["passes"]
+    assert passes[0]["conversation"] == conversation and len(passes[0]["suggested"]) == 2
+    assert cli("learn", "--json").json() == {"passes": []}  # W2: nothing twice
+
+    pending = cli("candidates", "list", "--person", "ana", "--status", "pending", "--json").json()
+    by_text = {c["text"]: c for c in pending}
+    oslo, peanuts = by_text["Lives in Oslo."], by_text["Is allergic to peanuts."]
+    assert peanuts["sensitive"] is True and oslo["revision"] == 1
+
+    approve = ["--person", "ana", "--revision", "1", "--apply", "--json"]
+    done = cli("candidates", "approve", oslo["id"], *approve)
+    assert done.code == 0 and done.json()["status"] == "applied"
+    notes = cli("notes", "list", "--person", "ana", "--json").json()
+    assert [n["text"] for n in notes] == ["Lives in Oslo."]
+
+    stale = cli("candidates", "reject", oslo["id"], *approve[:4], "--reason", "no", "--json")
+    assert stale.code == 1 and "revision" in stale.json()["error"]
+    reject = ["--person", "ana", "--revision", "1", "--reason", "Not for keeping"]
+    assert cli("--actor", "staff:lee", "candidates", "reject", peanuts["id"], *reject).code == 0
+    trail = cli("candidates", "audit", peanuts["id"], "--person", "ana", "--json").json()
+    assert trail[-1]["actor"] == "staff:lee" and trail[-1]["reason"] == "Not for keeping"
+    got = cli("candidates", "get", peanuts["id"], "--person", "ana", "--json").json()
+    assert got["status"] == "rejected"
+
+
+def test_bad_agent_configurations_and_unknown_candidates_are_one_sentence(
+    cli: Any, tmp_path: Path
+) -> None:
+    assert cli("init").code == 0
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    result = cli("agents", "set", "helper", "--config", str(broken))
+    assert result.code == 1 and "not valid JSON" in result.err
+    wide = tmp_path / "wide.json"
+    wide.write_text(json.dumps({"memory": {"learning": {"surfaces": ["schedule"]}}}))
+    result = cli("agents", "set", "helper", "--config", str(wide))
+    assert result.code == 1 and "chat and channel only" in result.err
+    assert cli("agents", "set", "bad name!", "--config", str(wide)).code == 1
+    conversation = cli("conversation", "start", "--participants", "ana").out.strip()
+    assert conversation
+    missing = cli("candidates", "get", "m_nope", "--person", "ana", "--json")
+    assert missing.code == 1 and "no candidate" in missing.json()["error"]
