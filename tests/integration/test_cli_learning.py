@@ -65,5 +65,7 @@ def test_bad_agent_configurations_and_unknown_candidates_are_one_sentence(
     assert cli("agents", "set", "bad name!", "--config", str(wide)).code == 1
     conversation = cli("conversation", "start", "--participants", "ana").out.strip()
     assert conversation
+    needs = cli("learn", "--extractor", "openai", "--json")
+    assert needs.code == 1 and "--endpoint" in needs.json()["error"]
     missing = cli("candidates", "get", "m_nope", "--person", "ana", "--json")
     assert missing.code == 1 and "no candidate" in missing.json()["error"]

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
 from engram.control import candidates
+from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
 from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId
 from engram.runtime import agents, extraction
+from engram.runtime.openai_extractor import OpenAIExtractor
 
 MAX_CONFIG_BYTES = 64 * 1024
 
@@ -33,6 +36,15 @@ def register(commands: Any) -> None:
 
     p = commands.add_parser("learn", help="run pending extraction passes now")
     p.add_argument("--person", help="only this person (default: everyone)")
+    p.add_argument(
+        "--extractor",
+        choices=["rules", "openai"],
+        default="rules",
+        help="rules: the offline rule extractor (default); openai: an OpenAI-compatible "
+        "chat endpoint (--endpoint, --model; key from ENGRAM_EXTRACTOR_API_KEY)",
+    )
+    p.add_argument("--endpoint", metavar="URL", help="e.g. http://127.0.0.1:11434/v1")
+    p.add_argument("--model", help="the model name the endpoint serves")
     add_json_flag(p)
     p.set_defaults(handler=cmd_learn)
 
@@ -111,8 +123,19 @@ def cmd_agents_list(ctx: CommandContext) -> int:
     return 0
 
 
+def _extractor(ctx: CommandContext) -> Extractor:
+    if ctx.args.extractor == "rules":
+        return RuleExtractor()
+    if not ctx.args.endpoint or not ctx.args.model:
+        raise InvalidInput("--extractor openai needs --endpoint URL and --model NAME.")
+    return OpenAIExtractor(
+        ctx.args.endpoint, ctx.args.model, os.environ.get("ENGRAM_EXTRACTOR_API_KEY")
+    )
+
+
 def cmd_learn(ctx: CommandContext) -> int:
-    store, extractor = ctx.store(), RuleExtractor()
+    extractor = _extractor(ctx)
+    store = ctx.store()
     if ctx.args.person:
         session = ctx.session(ctx.args.person)  # checks the person exists
         reports = extraction.learn_person(store, PersonId(session.person), extractor)

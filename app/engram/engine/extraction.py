@@ -84,7 +84,10 @@ class Proposal:
 class Extractor(Protocol):
     """The port: given a bounded request, propose notes."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Recorded with every candidate it suggests."""
+        ...
 
     def extract(self, request: ExtractionRequest) -> Sequence[Proposal]: ...
 

@@ -1,0 +1,138 @@
+"""An extractor behind any OpenAI-compatible chat endpoint (llama.cpp, Ollama, vLLM…).
+
+It sends exactly the bounded request — the visible turns (each marked as the person's own
+or not) and the notes shown for restating or contradicting — and asks for JSON back. The
+answer is parsed strictly; whatever it proposes still goes through `admit`, so a model can
+no more widen what learning does than the rule extractor can (W3, W8).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engram.engine.extraction import ExtractionRequest, Proposal
+from engram.model.errors import EngramError
+from engram.model.ids import NoteId, TurnId
+from engram.model.scope import Durability, Kind
+
+MAX_ANSWER_BYTES = 256 * 1024
+
+SYSTEM_PROMPT = """You extract durable notes about one person from a conversation.
+Only the turns marked "by_subject": true are that person's own words; never record what
+anyone else, including the assistant, claims about them. Propose a note only for something
+the person clearly stated about themself. Kinds: fact, preference, open_thread, style.
+You are shown some notes already kept; if a turn repeats one, restate it by id; if it
+replaces one (a move, a new job, a changed taste), contradict it by id.
+Answer with one JSON object and nothing else:
+{"notes": [{"kind": "fact", "text": "Lives in Porto.", "turn": "<turn id>",
+  "durability": "lasting" | "transient", "confidence_bp": 0-10000,
+  "restates": "<note id>" | null, "contradicts": "<note id>" | null,
+  "sensitive": true | false, "ambiguous": true | false}]}
+Write each note's text in the third person, short, ending with a period. Mark health,
+beliefs, money, credentials and similar topics as sensitive, and hedged statements as
+ambiguous. If there is nothing to keep, answer {"notes": []}."""
+
+
+class ExtractorFailed(EngramError):
+    """The endpoint could not be reached or answered with something unusable."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAIExtractor:
+    """POSTs to `{base_url}/chat/completions`; `api_key` is optional (local servers)."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout_s: float = 60.0
+    name: str = "openai-compatible"
+
+    def extract(self, request: ExtractionRequest) -> Sequence[Proposal]:
+        answer = self._post(
+            {
+                "model": self.model,
+                "temperature": 0,
+                "response_format": {"type": "json_object"},
+                "messages": [
+                    {"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": json.dumps(request_json(request))},
+                ],
+            }
+        )
+        try:
+            content = answer["choices"][0]["message"]["content"]
+            notes = json.loads(content)["notes"]
+            return [_proposal(item) for item in notes]
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise ExtractorFailed(
+                f"The extractor at {self.base_url} answered in an unexpected shape ({error}); "
+                "nothing was learned and the turns stay pending."
+            ) from None
+
+    def _post(self, payload: dict[str, Any]) -> Any:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        http = urllib.request.Request(
+            self.base_url.rstrip("/") + "/chat/completions",
+            data=json.dumps(payload).encode(),
+            headers=headers,
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(http, timeout=self.timeout_s) as response:
+                raw = response.read(MAX_ANSWER_BYTES + 1)
+        except urllib.error.HTTPError as error:
+            raise ExtractorFailed(
+                f"The extractor at {self.base_url} refused the request (HTTP {error.code}); "
+                "the turns stay pending."
+            ) from None
+        except (urllib.error.URLError, TimeoutError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise ExtractorFailed(
+                f"Cannot reach the extractor at {self.base_url} ({reason}); the turns stay pending."
+            ) from None
+        if len(raw) > MAX_ANSWER_BYTES:
+            raise ExtractorFailed(f"The extractor at {self.base_url} answered too much.")
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise ExtractorFailed(
+                f"The extractor at {self.base_url} did not answer with JSON."
+            ) from None
+
+
+def request_json(request: ExtractionRequest) -> dict[str, Any]:
+    """Exactly what the model is shown: nothing beyond the bounded request."""
+    return {
+        "kinds": sorted(k.value for k in request.kinds),
+        "turns": [
+            {"turn": t.turn, "role": t.role, "by_subject": t.by_subject, "text": t.text}
+            for t in request.turns
+        ],
+        "notes": [{"id": n.id, "kind": n.kind.value, "text": n.text} for n in request.notes],
+    }
+
+
+def _proposal(item: Any) -> Proposal:
+    if not isinstance(item, dict):
+        raise TypeError("a note is not an object")
+    confidence = item.get("confidence_bp", 6_000)
+    if not isinstance(confidence, int) or isinstance(confidence, bool):
+        raise TypeError("confidence_bp is not a whole number")
+    return Proposal(
+        kind=Kind(item["kind"]),
+        text=str(item["text"]),
+        turn=TurnId(str(item["turn"])),
+        durability=Durability(item.get("durability") or Durability.LASTING.value),
+        confidence_bp=confidence,
+        restates=NoteId(str(item["restates"])) if item.get("restates") else None,
+        contradicts=NoteId(str(item["contradicts"])) if item.get("contradicts") else None,
+        sensitive=bool(item.get("sensitive", False)),
+        ambiguous=bool(item.get("ambiguous", False)),
+    )
