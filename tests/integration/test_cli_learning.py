@@ -69,3 +69,18 @@ def test_bad_agent_configurations_and_unknown_candidates_are_one_sentence(
     assert needs.code == 1 and "--endpoint" in needs.json()["error"]
     missing = cli("candidates", "get", "m_nope", "--person", "ana", "--json")
     assert missing.code == 1 and "no candidate" in missing.json()["error"]
+
+
+def test_M3_maintain_now_retires_what_has_expired(cli: Any) -> None:
+    assert cli("init").code == 0
+    assert cli("conversation", "start", "--participants", "ana").code == 0
+    add = ["--person", "ana", "--kind", "fact", "--scope", "direct"]
+    assert cli("notes", "add", "--text", "At the airport.", "--transient", *add).code == 0
+    assert cli("notes", "add", "--text", "At the airport.", "--transient", *add).code == 0
+    soon = cli("maintain", "--json").json()["persons"]
+    assert soon[0]["retired"] == [] and len(soon[0]["duplicates_removed"]) == 1
+    later = cli("maintain", "--now", "2999-01-01T00:00:00Z", "--json").json()["persons"]
+    assert len(later[0]["retired"]) == 1
+    notes = cli("notes", "list", "--person", "ana", "--all", "--json").json()
+    assert sorted(n["status"] for n in notes) == ["removed", "retired"]
+    assert cli("verify", "--json").json()["ok"] is True

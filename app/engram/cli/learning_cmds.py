@@ -1,4 +1,4 @@
-"""`engram agents …`, `engram learn` and `engram candidates …`: learning and its review."""
+"""`engram agents …`, `learn`, `maintain` and `candidates …`: learning, upkeep, review."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, s
 from engram.control import candidates
 from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
+from engram.model.clock import ManualClock, parse_time
 from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId
-from engram.runtime import agents, extraction
+from engram.runtime import agents, extraction, maintenance
 from engram.runtime.openai_extractor import OpenAIExtractor
 
 MAX_CONFIG_BYTES = 64 * 1024
@@ -47,6 +48,11 @@ def register(commands: Any) -> None:
     p.add_argument("--model", help="the model name the endpoint serves")
     add_json_flag(p)
     p.set_defaults(handler=cmd_learn)
+
+    p = commands.add_parser("maintain", help="retire, de-duplicate, rebuild profiles (M1-M3)")
+    p.add_argument("--now", metavar="ISO-TIME", help="act as if it were this moment")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_maintain)
 
     group = commands.add_parser("candidates", help="review what learning suggested (P5, P6)")
     actions = group.add_subparsers(dest="candidates_command", metavar="ACTION")
@@ -152,6 +158,21 @@ def cmd_learn(ctx: CommandContext) -> int:
             f"{len(r.suggested)} candidate(s) to review"
         )
         emit_line(f"{r.person} in {r.conversation}: {outcome}")
+    return 0
+
+
+def cmd_maintain(ctx: CommandContext) -> int:
+    if ctx.args.now:
+        ctx.clock = ManualClock(parse_time(ctx.args.now))
+    reports = maintenance.maintain_all(ctx.store())
+    if ctx.as_json:
+        emit_json({"persons": reports})
+        return 0
+    for r in reports:
+        emit_line(
+            f"{r['person']}: {len(r['retired'])} retired, {len(r['duplicates_removed'])} "
+            f"duplicate(s) removed, profile {'rebuilt' if r['profile_rebuilt'] else 'unchanged'}"
+        )
     return 0
 
 

@@ -87,7 +87,7 @@ _locks: dict[tuple[str, PersonId], threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def _person_lock(store: Store, person: PersonId) -> threading.Lock:
+def person_lock(store: Store, person: PersonId) -> threading.Lock:
     with _locks_guard:
         return _locks.setdefault((store.info.id, person), threading.Lock())
 
@@ -126,7 +126,7 @@ def learn_person(
     host: HostPolicy = HostPolicy(),
 ) -> list[PassReport]:
     """Run every pending pass for one person, one after another (W5)."""
-    with _person_lock(store, person):
+    with person_lock(store, person):
         return [
             _run(store, person, work, chunk, extractor)
             for work in pending(store, person, host)

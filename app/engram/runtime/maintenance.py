@@ -1,0 +1,55 @@
+"""The periodic maintenance pass (M1-M3): `engram maintain` and hosts' schedulers.
+
+For each person, in one write: load their memory, let engine.merge decide, and append one
+journal event per change — retired, duplicate_removed, profile_rebuilt — so replay
+reproduces all of it. It takes the same per-person turn as learning (W5).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from engram.engine import merge
+from engram.model.events import EventType, NewEvent
+from engram.model.ids import PersonId
+from engram.runtime.extraction import person_lock
+from engram.store import journal, people, projection
+from engram.store.store import Store
+
+ACTOR = "maintenance"
+
+
+def maintain_person(store: Store, person: PersonId, now: datetime | None = None) -> dict[str, Any]:
+    """Run the pass for one person; what it changed."""
+    with person_lock(store, person), store.write() as txn:
+        moment = now or store.now()
+        memory = projection.load_memory(txn.conn, person)
+        wanted = merge.active_text_seqs(memory)
+        if memory.profile_seq is not None:
+            wanted.append(memory.profile_seq)
+        texts = journal.texts(store, txn.conn, person, wanted)
+        current = texts.get(memory.profile_seq) if memory.profile_seq is not None else None
+        plan = merge.plan(memory, texts, moment, current)
+        events = [NewEvent(EventType.RETIRED, ACTOR, {"note": note}) for note in plan.retire]
+        events += [
+            NewEvent(EventType.DUPLICATE_REMOVED, ACTOR, {"note": dup, "kept": kept})
+            for dup, kept in plan.duplicates
+        ]
+        if plan.profile is not None:
+            events.append(NewEvent(EventType.PROFILE_REBUILT, ACTOR, {}, None, plan.profile))
+        if events:
+            journal.append(store, txn, person, events)
+    return {
+        "person": person,
+        "retired": list(plan.retire),
+        "duplicates_removed": [{"note": d, "kept": k} for d, k in plan.duplicates],
+        "profile_rebuilt": plan.profile is not None,
+    }
+
+
+def maintain_all(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Run the pass for everyone in the store."""
+    with store.read() as conn:
+        everyone = people.all_ids(conn)
+    return [maintain_person(store, person, now) for person in everyone]
