@@ -111,6 +111,15 @@ def main() -> int:
                 settle(app, controller, 300)
                 shoot(window, "conversation-search.png")
                 break
+        window.tabs.setCurrentWidget(window.candidates)
+        settle(app, controller, 300)
+        review = window.candidates
+        for row, candidate in enumerate(review.rows):
+            if candidate["sensitive"]:
+                review.table.selectRow(row)
+                settle(app, controller, 300)
+                break
+        shoot(window, "candidates.png")
         dialog = TypedConfirmDialog(
             "Erase person",
             "<p>This erases <b>everything kept about maya</b>: every note and version, the "

@@ -55,6 +55,9 @@ class FakePrompts:
     def excise_reason(self) -> str | None:
         return self.reason
 
+    def reject_reason(self) -> str | None:
+        return self.reason
+
     def save_path(self, suggested: str) -> str | None:
         return self.path
 

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QListWidgetItem
 
+from engram.control import candidates as candidate_control
 from engram.control import conversations as conversation_control
 from engram.control import erase, forensics
 from engram.control import notes as memory_control
@@ -52,6 +53,7 @@ class InspectorController(QObject):
     changed = Signal(str)
     preview_shown = Signal()
     audit_shown = Signal()
+    candidates_shown = Signal()
     transcript_shown = Signal(str)
     verified = Signal(bool)
     searched = Signal(str)
@@ -143,6 +145,13 @@ class InspectorController(QObject):
         w.conversations.excise_requested.connect(self.excise_result)
         w.conversations.person_search_requested.connect(self.search_person)
         w.conversations.turn_requested.connect(self.open_turn)
+        c = w.candidates
+        c.status_changed.connect(self._refresh_candidates)
+        c.candidate_selected.connect(self._show_candidate)
+        c.approve_requested.connect(self.approve_candidate)
+        c.reject_requested.connect(self.reject_candidate)
+        c.apply_requested.connect(self.apply_candidate)
+        c.turn_requested.connect(self.open_turn)
         w.audience.preview_requested.connect(self.preview)
         w.audit.verify_requested.connect(self.verify)
         w.audit.cancel_requested.connect(self._cancel_verify)
@@ -467,7 +476,7 @@ class InspectorController(QObject):
         else:
             self.w.detail.show_detail(None)
         # Tabs out of sight refresh when they are shown: less work while the person waits.
-        self._stale = {"timeline", "conversations", "audit", "audience"}
+        self._stale = {"timeline", "conversations", "audit", "audience", "candidates"}
         self._refresh_current_tab()
 
     def _refresh_current_tab(self) -> None:
@@ -477,6 +486,7 @@ class InspectorController(QObject):
             w.conversations: "conversations",
             w.audit: "audit",
             w.audience: "audience",
+            w.candidates: "candidates",
         }.get(w.tabs.currentWidget())
         if tab is None or tab not in self._stale or self.session is None:
             return
@@ -487,6 +497,8 @@ class InspectorController(QObject):
             self._refresh_conversations()
         elif tab == "audit":
             self._refresh_audit()
+        elif tab == "candidates":
+            self._refresh_candidates()
         else:
             self.preview(w.audience.chosen())
 
@@ -550,6 +562,78 @@ class InspectorController(QObject):
             self.audit_shown.emit()
 
         self._run(lambda _: forensics.audit_log(session, limit=AUDIT_ROWS), done)
+
+    # ---- candidate review ---------------------------------------------------------------
+
+    def _refresh_candidates(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        status = self.w.candidates.chosen_status()
+
+        def work(_: TaskContext) -> tuple[list[dict[str, Any]], int]:
+            rows = candidate_control.list_candidates(session, status)
+            if status == "pending":
+                return rows, len(rows)
+            return rows, len(candidate_control.list_candidates(session, "pending"))
+
+        def done(result: tuple[list[dict[str, Any]], int]) -> None:
+            self.w.candidates.show_candidates(*result)
+            self.candidates_shown.emit()
+
+        self._run(work, done)
+
+    def _show_candidate(self, candidate_id: str) -> None:
+        session = self.session
+        if session is None:
+            return
+
+        def work(_: TaskContext) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+            return (
+                candidate_control.get_candidate(session, candidate_id),
+                candidate_control.audit(session, candidate_id),
+            )
+
+        self._run(work, lambda result: self.w.candidates.show_trail(*result))
+
+    def _decide(self, what: str, fn: Callable[[PersonSession], Any]) -> None:
+        """Run a decision; a conflict (someone decided first) is said and the list reloads."""
+        session = self.session
+        if session is None:
+            return
+
+        def failed(message: str) -> None:
+            self._fail(message)
+            self._refresh_candidates()
+
+        def done(_result: Any) -> None:
+            self.w.statusBar().showMessage(what, 6000)
+            self.refresh_all()  # an applied candidate is a new note
+            self._refresh_candidates()
+            self.changed.emit(what)
+
+        self._run(lambda _: fn(session), done, failed)
+
+    def approve_candidate(self, candidate_id: str, revision: int, apply_now: bool) -> None:
+        """Approve the revision on screen (and apply it right away if asked)."""
+        self._decide(
+            "Candidate approved and applied." if apply_now else "Candidate approved.",
+            lambda s: candidate_control.approve(s, candidate_id, revision, apply_now=apply_now),
+        )
+
+    def reject_candidate(self, candidate_id: str, revision: int) -> None:
+        """Reject the revision on screen, saying why."""
+        reason = self.prompts.reject_reason()
+        if not reason:
+            return
+        self._decide(
+            "Candidate rejected.",
+            lambda s: candidate_control.reject(s, candidate_id, revision, reason),
+        )
+
+    def apply_candidate(self, candidate_id: str) -> None:
+        """Make an approved candidate a note (a separate step, P6)."""
+        self._decide("Candidate applied.", lambda s: candidate_control.apply(s, candidate_id))
 
     def show_transcript(self, conversation: str) -> None:
         """Load one conversation's turns."""

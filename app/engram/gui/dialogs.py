@@ -137,6 +137,13 @@ class Prompts:
         )
         return reason.strip() or None if ok else None
 
+    def reject_reason(self) -> str | None:
+        """Why a candidate is rejected (required; kept, sealed, in its audit trail)."""
+        reason, ok = QInputDialog.getText(
+            self.parent, "Reject candidate", "Why is it not kept? (recorded with the decision)"
+        )
+        return reason.strip() or None if ok else None
+
     def actor_id(self) -> str | None:
         """Ask support staff for their own id, recorded on everything they do."""
         text, ok = QInputDialog.getText(

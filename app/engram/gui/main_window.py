@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from engram.gui.audience_panel import AudiencePanel
 from engram.gui.audit_panel import AuditPanel
+from engram.gui.candidates_panel import CandidatesPanel
 from engram.gui.conversations_panel import ConversationsPanel
 from engram.gui.detail_panel import DetailPanel
 from engram.gui.notes_model import (
@@ -155,6 +156,8 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.timeline_tab, "&Timeline")
         self.conversations = ConversationsPanel()
         self.tabs.addTab(self.conversations, "&Conversations")
+        self.candidates = CandidatesPanel()
+        self.tabs.addTab(self.candidates, "Ca&ndidates")
         self.audience = AudiencePanel()
         self.tabs.addTab(self.audience, "&Audience preview")
         self.audit = AuditPanel()

@@ -1,0 +1,201 @@
+"""Candidate review: what learning suggested, and the decisions (P5, P6).
+
+Each decision carries the revision the reviewer is looking at; if someone else decided
+first, the controller reports the conflict and reloads, so nobody overwrites anyone.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+COLUMNS = ("Status", "Rev", "Kind", "Flags", "Text")
+STATUS_CHOICES = (
+    ("Pending", "pending"),
+    ("Approved", "approved"),
+    ("Rejected", "rejected"),
+    ("Applied", "applied"),
+    ("All", None),
+)
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class CandidatesPanel(QWidget):
+    """A table of candidates, the chosen one's details and trail, and the decisions."""
+
+    status_changed = Signal()
+    candidate_selected = Signal(str)
+    approve_requested = Signal(str, int, bool)  # id, revision, apply right after
+    reject_requested = Signal(str, int)
+    apply_requested = Signal(str)
+    turn_requested = Signal(str, str)  # conversation, turn
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[dict[str, Any]] = []
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Show"))
+        self.status = QComboBox()
+        self.status.setAccessibleName("Which candidates to show")
+        for label, value in STATUS_CHOICES:
+            self.status.addItem(label, value)
+        self.status.currentIndexChanged.connect(lambda _i: self.status_changed.emit())
+        top.addWidget(self.status)
+        top.addStretch(1)
+        self.summary = QLabel("")
+        top.addWidget(self.summary)
+        layout.addLayout(top)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setAccessibleName("Candidates")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        for column, width in enumerate((84, 44, 96, 130)):
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        split.addWidget(self.table)
+        self.details = QTextBrowser()
+        self.details.setAccessibleName("Candidate details and decisions")
+        self.details.setOpenLinks(False)
+        self.details.anchorClicked.connect(self._link)
+        split.addWidget(self.details)
+        split.setSizes([320, 220])
+        layout.addWidget(split, 1)
+
+        buttons = QHBoxLayout()
+        self.approve_button = QPushButton("&Approve")
+        self.approve_apply_button = QPushButton("Approve and a&pply")
+        self.reject_button = QPushButton("&Reject…")
+        self.apply_button = QPushButton("Appl&y")
+        for button, name in (
+            (self.approve_button, "Approve the selected candidate"),
+            (self.approve_apply_button, "Approve the selected candidate and make it a note"),
+            (self.reject_button, "Reject the selected candidate, saying why"),
+            (self.apply_button, "Make the approved candidate a note"),
+        ):
+            button.setAccessibleName(name)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.approve_button.clicked.connect(lambda: self._decide("approve"))
+        self.approve_apply_button.clicked.connect(lambda: self._decide("approve-apply"))
+        self.reject_button.clicked.connect(lambda: self._decide("reject"))
+        self.apply_button.clicked.connect(lambda: self._decide("apply"))
+        self._update_buttons()
+
+    def chosen_status(self) -> str | None:
+        """The status filter."""
+        value = self.status.currentData()
+        return str(value) if value else None
+
+    def current(self) -> dict[str, Any] | None:
+        """The selected candidate's row."""
+        row = self.table.currentRow()
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def show_candidates(self, rows: list[dict[str, Any]], pending: int) -> None:
+        """Fill the table, keeping the selection on the same candidate where it remains."""
+        keep = (self.current() or {}).get("id")
+        self.rows = rows
+        self.table.setRowCount(len(rows))
+        for r, c in enumerate(rows):
+            flags = " ".join(f for f in ("sensitive", "ambiguous") if c[f])
+            cells = (c["status"], str(c["revision"]), c["kind"], flags, c["text"] or "[text gone]")
+            for column, value in enumerate(cells):
+                item = QTableWidgetItem(value)
+                item.setData(ID_ROLE, c["id"])
+                self.table.setItem(r, column, item)
+        self.summary.setText(f"{pending} waiting for review")
+        row = next((i for i, c in enumerate(rows) if c["id"] == keep), 0 if rows else -1)
+        self.table.setCurrentCell(row, 0)
+        if row < 0:
+            self.details.setHtml("<p>No candidates here.</p>")
+        self._update_buttons()
+
+    def show_trail(self, candidate: dict[str, Any], trail: list[dict[str, Any]]) -> None:
+        """The chosen candidate in full, with every decision about it."""
+        e = html.escape
+        source = candidate.get("source") or {}
+        link = ""
+        if source.get("conversation") and source.get("turn"):
+            href = f"turn:{source['conversation']}/{source['turn']}"
+            link = f' — <a href="{e(href)}">open the turn it came from</a>'
+        relation = ""
+        if candidate.get("contradicts"):
+            relation = f"<p>Replaces note {e(candidate['contradicts'])} if applied.</p>"
+        elif candidate.get("restates"):
+            relation = f"<p>Restates note {e(candidate['restates'])}.</p>"
+        warnings = []
+        if candidate["sensitive"]:
+            warnings.append("touches a sensitive topic")
+        if candidate["ambiguous"]:
+            warnings.append("was said with hedging")
+        caution = f"<p><b>Review with care:</b> {e(', '.join(warnings))}.</p>" if warnings else ""
+        rows = "".join(
+            f"<tr><td>{e(t['at'][:19].replace('T', ' '))}</td><td>{e(t['actor'])}</td>"
+            f"<td>{e(t['event'].replace('candidate_', ''))}"
+            f"{' ' + e(t['decision']) if t.get('decision') else ''}"
+            f"{' — “' + e(t['reason']) + '”' if t.get('reason') else ''}</td></tr>"
+            for t in trail
+        )
+        self.details.setHtml(
+            f"<h3>{e(candidate['text'] or '[text gone]')}</h3>"
+            f"<p>{e(candidate['kind'])} · {e(candidate['scope'])} · confidence "
+            f"{candidate['confidence_bp']} bp · revision {candidate['revision']} · "
+            f"{e(candidate['status'])}{link}</p>{relation}{caution}"
+            f"<table cellspacing='6'>{rows}</table>"
+        )
+
+    def _selection_changed(self) -> None:
+        self._update_buttons()
+        candidate = self.current()
+        if candidate:
+            self.candidate_selected.emit(candidate["id"])
+
+    def _update_buttons(self) -> None:
+        status = (self.current() or {}).get("status")
+        for button in (self.approve_button, self.approve_apply_button, self.reject_button):
+            button.setEnabled(status == "pending")
+        self.apply_button.setEnabled(status == "approved")
+
+    def _decide(self, what: str) -> None:
+        candidate = self.current()
+        if candidate is None:
+            return
+        cid, revision = candidate["id"], int(candidate["revision"])
+        if what == "reject":
+            self.reject_requested.emit(cid, revision)
+        elif what == "apply":
+            self.apply_requested.emit(cid)
+        else:
+            self.approve_requested.emit(cid, revision, what == "approve-apply")
+
+    def _link(self, url: QUrl) -> None:
+        target = url.toString()
+        if target.startswith("turn:"):
+            conversation, _, turn = target[5:].partition("/")
+            self.turn_requested.emit(conversation, turn)

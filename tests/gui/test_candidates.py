@@ -1,0 +1,79 @@
+"""Candidate review in the inspector, as a reviewer uses it (P5, P6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from engram.control import candidates
+from engram.control.session import PersonSession
+from engram.model.ids import PersonId
+from engram.store.store import Store
+from tests.conftest import PASSPHRASE
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, show_tab, unlock, wait_idle
+
+
+def _select(qtbot: Any, inspector: Inspector, text: str) -> dict[str, Any]:
+    panel = inspector.window.candidates
+    row = next(i for i, c in enumerate(panel.rows) if c["text"] == text)
+    rect = panel.table.visualRect(panel.table.model().index(row, 4))
+    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    wait_idle(qtbot, inspector)
+    return panel.rows[row]
+
+
+def test_P5_P6_approve_and_apply_makes_a_note_and_shows_the_trail(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    panel = inspector.window.candidates
+    with qtbot.waitSignal(inspector.controller.candidates_shown, timeout=SIGNAL_TIMEOUT):
+        inspector.window.tabs.setCurrentWidget(panel)
+    wait_idle(qtbot, inspector)
+    assert {c["status"] for c in panel.rows} == {"pending"}
+    assert "3 waiting" in panel.summary.text()
+    _select(qtbot, inspector, "Is allergic to peanuts.")
+    assert "sensitive topic" in panel.details.toPlainText()
+    assert not panel.apply_button.isEnabled() and panel.approve_button.isEnabled()
+    _select(qtbot, inspector, "Likes bouldering.")
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
+        qtbot.mouseClick(panel.approve_apply_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, inspector)
+    assert "Likes bouldering." not in [c["text"] for c in panel.rows]
+    assert "2 waiting" in panel.summary.text()
+    texts = [
+        str(inspector.window.notes_model.index(r, 0).data())
+        for r in range(inspector.window.notes_model.rowCount())
+    ]
+    assert "Likes bouldering." in texts
+    panel.status.setCurrentIndex(panel.status.findData("applied"))
+    qtbot.waitUntil(lambda: any(c["text"] == "Likes bouldering." for c in panel.rows))
+    _select(qtbot, inspector, "Likes bouldering.")
+    trail = panel.details.toPlainText()
+    assert "approved" in trail and "applied" in trail
+
+
+def test_P6_a_reviewer_who_was_beaten_to_it_sees_a_conflict_not_an_overwrite(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    panel = inspector.window.candidates
+    show_tab(qtbot, inspector, panel)
+    seen = _select(qtbot, inspector, "Is allergic to peanuts.")
+    other = Store.open(str(demo_path), passphrase=PASSPHRASE)  # a second reviewer, elsewhere
+    try:
+        staff = PersonSession(other, PersonId("maya"), "staff:lee")
+        candidates.approve(staff, seen["id"], seen["revision"])
+    finally:
+        other.close()
+    inspector.prompts.reason = "Not needed"
+    with qtbot.waitSignal(inspector.controller.failed, timeout=SIGNAL_TIMEOUT) as got:
+        qtbot.mouseClick(panel.reject_button, Qt.MouseButton.LeftButton)
+    assert "someone else decided first" in got.args[0]
+    wait_idle(qtbot, inspector)
+    assert seen["id"] not in [c["id"] for c in panel.rows]  # reloaded: it is approved now
+    panel.status.setCurrentIndex(panel.status.findData("approved"))
+    qtbot.waitUntil(lambda: [c["id"] for c in panel.rows] == [seen["id"]])
+    assert panel.rows[0]["revision"] == 2 and panel.apply_button.isEnabled()
