@@ -125,7 +125,7 @@ def preview_recall(
     return recall(read.notes, read.digest, read.audience, readable=read.readable, limit=count)
 
 
-def _record_usage(store: Store, attribution: Attribution, notes: list[str], via: str) -> None:
+def record_use(store: Store, attribution: Attribution, notes: list[str], via: str) -> None:
     if not notes:
         return
     event = NewEvent(
@@ -144,7 +144,7 @@ def assemble_turn(
     """The system block for a turn (A1-A9). A real turn records usage; a preview does not."""
     block = preview_block(store, attribution.person, audience_for_turn(store, attribution))
     if record_usage:
-        _record_usage(store, attribution, [p.note for p in block.placed], "assembly")
+        record_use(store, attribution, [p.note for p in block.placed], "assembly")
     return block
 
 
@@ -159,5 +159,5 @@ def recall_turn(
     audience = audience_for_turn(store, attribution)
     result = preview_recall(store, attribution.person, audience, limit)
     if record_usage:
-        _record_usage(store, attribution, [t.note.id for t in result.notes], "recall")
+        record_use(store, attribution, [t.note.id for t in result.notes], "recall")
     return result

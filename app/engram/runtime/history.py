@@ -8,7 +8,6 @@ answer, never exceptions in the host.
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 from collections import OrderedDict
@@ -27,9 +26,16 @@ from engram.engine.history_search import (
     find_pattern,
 )
 from engram.model.conversation import SEARCHABLE_KINDS, EntryKind, LogEntry
-from engram.model.errors import EngramError, InvalidInput, NotFound
+from engram.model.errors import InvalidInput, NotFound
 from engram.model.ids import ConversationId
 from engram.runtime.conversations import no_such_conversation
+from engram.runtime.tool_calls import (
+    LIMIT_SCHEMA,
+    function_tool,
+    limit_arg,
+    run_tool,
+    text_arg,
+)
 from engram.store import conversation_log
 from engram.store.store import Store
 
@@ -37,10 +43,6 @@ READ_TURN_CHARS = 4_000
 PATTERN_BUDGET_S = 1.0  # for one search through a whole conversation
 MAX_QUERY_CHARS = 500
 REMOVED = "this tool result was removed by an administrator; its content is not available"
-# Arguments a model might send to reach past its own conversation: ignored (H6).
-IGNORED_ARGUMENTS = frozenset(
-    {"conversation", "conversation_id", "person", "person_id", "user", "scope", "audience"}
-)
 
 
 _TURNS = (EntryKind.USER, EntryKind.ASSISTANT)
@@ -284,29 +286,13 @@ def list_tool_calls(store: Store, conversation: ConversationId) -> dict[str, Any
     return {"calls": calls}
 
 
-def _string(args: Mapping[str, Any], key: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str):
-        raise InvalidInput(f"The tool needs a text argument {key!r}.")
-    return value
-
-
-def _limit(args: Mapping[str, Any]) -> int | None:
-    value = args.get("limit")
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InvalidInput("'limit' must be a whole number.")
-    return value
-
-
 TOOLS: dict[str, Callable[[Store, ConversationId, Mapping[str, Any]], dict[str, Any]]] = {
     "conversation_find": lambda s, c, a: find(
-        s, c, _string(a, "query"), str(a.get("mode") or "relevance"), _limit(a)
+        s, c, text_arg(a, "query"), str(a.get("mode") or "relevance"), limit_arg(a)
     ),
-    "conversation_read_turn": lambda s, c, a: read_turn(s, c, _string(a, "turn_id")),
-    "conversation_read_tool_result": lambda s, c, a: read_tool_result(s, c, _string(a, "call_id")),
-    "conversation_recent_turns": lambda s, c, a: recent_turns(s, c, _limit(a)),
+    "conversation_read_turn": lambda s, c, a: read_turn(s, c, text_arg(a, "turn_id")),
+    "conversation_read_tool_result": lambda s, c, a: read_tool_result(s, c, text_arg(a, "call_id")),
+    "conversation_recent_turns": lambda s, c, a: recent_turns(s, c, limit_arg(a)),
     "conversation_list_tool_calls": lambda s, c, a: list_tool_calls(s, c),
 }
 
@@ -315,42 +301,14 @@ def dispatch(
     store: Store, conversation: ConversationId, name: str, arguments: Mapping[str, Any] | str
 ) -> dict[str, Any]:
     """Run one history tool for the host's conversation; errors come back as {"error": …}."""
-    try:
-        args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-        if not isinstance(args, dict):
-            raise InvalidInput("Tool arguments must be a JSON object.")
-        tool = TOOLS.get(name)
-        if tool is None:
-            raise NotFound(f"There is no history tool {name!r}.")
-        kept = {k: v for k, v in args.items() if k not in IGNORED_ARGUMENTS}
-        return tool(store, conversation, kept)
-    except json.JSONDecodeError:
-        return {"error": "Tool arguments must be a JSON object."}
-    except EngramError as error:
-        return {"error": str(error)}
+    tool = TOOLS.get(name)
+    if tool is None:
+        return {"error": f"There is no history tool {name!r}."}
+    return run_tool(arguments, lambda args: tool(store, conversation, args))
 
 
-def _fn(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
-_LIMIT = {"type": "integer", "minimum": 1, "maximum": 25, "description": "5 by default"}
 TOOL_DEFINITIONS: list[dict[str, Any]] = [
-    _fn(
+    function_tool(
         "conversation_find",
         "Find earlier messages in this conversation. relevance: ranked by how many of your "
         "words a message contains; pattern: literal text or a regular expression, newest "
@@ -358,27 +316,29 @@ TOOL_DEFINITIONS: list[dict[str, Any]] = [
         {
             "query": {"type": "string"},
             "mode": {"type": "string", "enum": ["relevance", "pattern"]},
-            "limit": _LIMIT,
+            "limit": LIMIT_SCHEMA,
         },
         ["query"],
     ),
-    _fn(
+    function_tool(
         "conversation_read_turn",
         "Read one earlier turn of this conversation in full.",
         {"turn_id": {"type": "string"}},
         ["turn_id"],
     ),
-    _fn(
+    function_tool(
         "conversation_read_tool_result",
         "Read a recorded tool result by its call id.",
         {"call_id": {"type": "string"}},
         ["call_id"],
     ),
-    _fn(
+    function_tool(
         "conversation_recent_turns",
         "The most recent turns of this conversation and their ids.",
-        {"limit": _LIMIT},
+        {"limit": LIMIT_SCHEMA},
         [],
     ),
-    _fn("conversation_list_tool_calls", "The tool calls recorded in this conversation.", {}, []),
+    function_tool(
+        "conversation_list_tool_calls", "The tool calls recorded in this conversation.", {}, []
+    ),
 ]

@@ -438,6 +438,21 @@ def eligible_ranked(
     return [note_from_json(data) for data in conn.execute(query).scalars()]
 
 
+def eligible_note(
+    conn: Connection, person: PersonId, scopes: Iterable[Scope], note_id: NoteId
+) -> Note | None:
+    """One active note, only if its scope is among `scopes` (from engine.scope, S1)."""
+    data = conn.execute(
+        select(N.c.data).where(
+            N.c.person == person,
+            N.c.id == note_id,
+            N.c.status == NoteStatus.ACTIVE.value,
+            N.c.scope.in_([s.value for s in scopes]),
+        )
+    ).scalar()
+    return note_from_json(data) if data is not None else None
+
+
 def recent_digest(
     conn: Connection, person: PersonId, limit: int, scopes: Iterable[Scope] | None = None
 ) -> list[DigestLine]:

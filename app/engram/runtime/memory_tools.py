@@ -1,0 +1,200 @@
+"""The typed memory tools an agent may be given (P2, P3, W6, W7).
+
+- `memory_search`: the notes this conversation's audience may receive (S1-S3) that share
+  words with the query, best first; each use is recorded like assembly's.
+- `memory_remember` and `memory_update_item`: never written directly. They become pending
+  candidates a person must approve (W6), attributed to the host's person and conversation.
+- `memory_forget`: takes one of those visible notes out of active retrieval; the record
+  stays (C2).
+
+A tool is offered only when the agent's configuration enables it *and* the host's tool
+policy allows it (P2). The person and conversation always come from the host's
+attribution, never from the arguments (P3, W6). Incognito conversations write nothing
+(W7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
+from engram.engine.history_search import clamp, terms
+from engram.engine.scope import eligible_scopes
+from engram.model.agents import AgentConfig
+from engram.model.errors import InvalidInput, NotAllowed, NotFound
+from engram.model.events import Cause, EventType, NewEvent
+from engram.model.ids import NoteId, new_candidate_id
+from engram.model.notes import Note
+from engram.model.scope import Durability, Kind, Scope, parse_enum
+from engram.runtime.context import (
+    Attribution,
+    audience_for_turn,
+    read_scoped,
+    record_use,
+)
+from engram.runtime.note_writes import writable_conversation
+from engram.runtime.tool_calls import (
+    LIMIT_SCHEMA,
+    function_tool,
+    limit_arg,
+    run_tool,
+    text_arg,
+)
+from engram.store import journal, projection
+from engram.store.store import Store
+
+SEARCH_POOL = 200  # the best-ranked visible notes a search looks through
+_KINDS = sorted(k.value for k in Kind)
+
+DEFINITIONS: dict[str, dict[str, Any]] = {
+    "memory_search": function_tool(
+        "memory_search",
+        "Look up what is remembered about the person you are talking with, by words.",
+        {"query": {"type": "string"}, "limit": LIMIT_SCHEMA},
+        ["query"],
+    ),
+    "memory_remember": function_tool(
+        "memory_remember",
+        "Ask to remember something the person said about themself. A person reviews it "
+        "before it is kept.",
+        {"text": {"type": "string"}, "kind": {"type": "string", "enum": _KINDS}},
+        ["text", "kind"],
+    ),
+    "memory_update_item": function_tool(
+        "memory_update_item",
+        "Ask to correct a remembered item (by its id from memory_search). A person reviews "
+        "the correction before it replaces the item.",
+        {"item_id": {"type": "string"}, "text": {"type": "string"}},
+        ["item_id", "text"],
+    ),
+    "memory_forget": function_tool(
+        "memory_forget",
+        "Stop using a remembered item (by its id from memory_search).",
+        {"item_id": {"type": "string"}},
+        ["item_id"],
+    ),
+}
+
+
+def tool_definitions(config: AgentConfig, host_allows: Collection[str]) -> list[dict[str, Any]]:
+    """The definitions to give the model: enabled here and allowed by the host (P2)."""
+    return [DEFINITIONS[name] for name in config.exposed_tools(host_allows)]
+
+
+def dispatch(
+    store: Store,
+    attribution: Attribution,
+    config: AgentConfig,
+    host_allows: Collection[str],
+    name: str,
+    arguments: Mapping[str, Any] | str,
+) -> dict[str, Any]:
+    """Run one memory tool for the host's person and conversation; errors as {"error": …}."""
+    if name not in config.exposed_tools(host_allows):
+        return {"error": f"The tool {name!r} is not available to this agent."}
+    actor = f"agent:{config.name}"
+
+    def call(args: dict[str, Any]) -> dict[str, Any]:
+        if name == "memory_search":
+            return search(store, attribution, text_arg(args, "query"), limit_arg(args))
+        if name == "memory_remember":
+            kind = parse_enum(Kind, text_arg(args, "kind"), "kind")
+            if kind not in config.tools.writable_kinds:
+                raise NotAllowed(f"This agent may not write {kind.value} notes.")
+            return propose(store, attribution, text_arg(args, "text"), kind, None, actor)
+        if name == "memory_update_item":
+            item = _visible(store, attribution, text_arg(args, "item_id"))
+            if item.kind not in config.tools.writable_kinds:
+                raise NotAllowed(f"This agent may not write {item.kind.value} notes.")
+            text = text_arg(args, "text")
+            return propose(store, attribution, text, item.kind, item.id, actor)
+        return forget(store, attribution, text_arg(args, "item_id"), actor)
+
+    return run_tool(arguments, call)
+
+
+def search(store: Store, attribution: Attribution, query: str, limit: int | None) -> dict[str, Any]:
+    """Visible notes sharing words with the query: most words first, then ranking."""
+    wanted = terms(query)
+    if not wanted:
+        raise InvalidInput("Give some words to look for.")
+    read = read_scoped(
+        store, attribution.person, audience_for_turn(store, attribution), ((None, SEARCH_POOL),)
+    )
+    if not read.readable:
+        return {"items": [], "error": "memory could not be read just now; go on without it"}
+    scored = [(len(wanted & terms(item.text)), rank, item) for rank, item in enumerate(read.notes)]
+    best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))[: clamp(limit)]
+    items = [
+        {"item_id": item.note.id, "kind": item.note.kind.value, "text": item.text}
+        for _, _, item in best
+    ]
+    record_use(store, attribution, [i["item_id"] for i in items], "search")
+    return {"items": items}
+
+
+def propose(
+    store: Store,
+    attribution: Attribution,
+    text: str,
+    kind: Kind,
+    replaces: NoteId | None,
+    actor: str,
+) -> dict[str, Any]:
+    """W6: a pending candidate from an agent's tool call, for a person to approve."""
+    cleaned = " ".join(text.split())
+    if not cleaned or len(cleaned) > MAX_PROPOSAL_CHARS:
+        raise InvalidInput(f"The text must hold 1 to {MAX_PROPOSAL_CHARS} characters.")
+    candidate = new_candidate_id()
+    cause = Cause(attribution.conversation, attribution.turn)
+    body: dict[str, Any] = {
+        "candidate": candidate,
+        "kind": kind.value,
+        "scope": Scope.UNSPECIFIED.value,
+        "durability": Durability.LASTING.value,
+        "confidence_bp": 6_000,
+        "origin": attribution.conversation,
+        "source": cause.to_json(),
+        "sensitive": is_sensitive(cleaned),
+        "ambiguous": False,
+        "extractor": actor,
+    }
+    if replaces:
+        body["contradicts"] = replaces
+    event = NewEvent(
+        EventType.CANDIDATE_SUGGESTED, actor, body, cause, cleaned, attribution.conversation
+    )
+    with store.write() as txn:
+        writable_conversation(txn, attribution.person, attribution.conversation)  # W4, W7
+        journal.append(store, txn, attribution.person, [event])
+    return {
+        "candidate": candidate,
+        "status": "pending",
+        "message": "Saved for review: a person approves it before it is remembered.",
+    }
+
+
+def forget(store: Store, attribution: Attribution, item_id: str, actor: str) -> dict[str, Any]:
+    """Close a visible note's interval at the agent's request; its record stays (C2)."""
+    note = _visible(store, attribution, item_id)
+    event = NewEvent(
+        EventType.DELETED,
+        actor,
+        {"note": note.id},
+        Cause(attribution.conversation, attribution.turn),
+        "forgotten at the agent's request",
+    )
+    with store.write() as txn:
+        journal.append(store, txn, attribution.person, [event])
+    return {"item_id": note.id, "forgotten": True}
+
+
+def _visible(store: Store, attribution: Attribution, item_id: str) -> Note:
+    """An active note this conversation's audience may see; anything else is unknown."""
+    scopes = eligible_scopes(audience_for_turn(store, attribution))
+    with store.read() as conn:
+        note = projection.eligible_note(conn, attribution.person, scopes, NoteId(item_id))
+    if note is None:
+        raise NotFound(f"There is no item {item_id!r} here.")
+    return note
