@@ -84,3 +84,14 @@ def test_M3_maintain_now_retires_what_has_expired(cli: Any) -> None:
     notes = cli("notes", "list", "--person", "ana", "--all", "--json").json()
     assert sorted(n["status"] for n in notes) == ["removed", "retired"]
     assert cli("verify", "--json").json()["ok"] is True
+
+
+def test_P7_import_legacy_from_the_command_line(cli: Any, tmp_path: Path) -> None:
+    assert cli("init").code == 0
+    assert cli("conversation", "start", "--participants", "ana").code == 0
+    legacy = tmp_path / "memory.md"
+    legacy.write_text("# Memory\n- Likes tea\n- Lives in Oslo\n")
+    made = cli("candidates", "import-legacy", str(legacy), "--person", "ana", "--json")
+    assert [c["text"] for c in made.json()["candidates"]] == ["Likes tea", "Lives in Oslo"]
+    listed = cli("candidates", "list", "--person", "ana", "--json").json()
+    assert {c["status"] for c in listed} == {"pending"}

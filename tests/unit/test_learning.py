@@ -417,3 +417,38 @@ def test_W8_the_rule_extractor_never_learns_from_anyone_but_the_subject(
     assert RULES.extract(request) == proposals  # deterministic
     reasons = {reason for _, reason in admit(request, proposals).dropped}
     assert reasons <= {"a repeat of another proposal"}  # the rest is admissible
+
+
+def test_P7_a_legacy_memory_file_becomes_candidates_never_notes(store: Store) -> None:
+    from engram.runtime.legacy_import import import_legacy
+
+    start_conversation(store, [ANA])
+    legacy = """# Memory for ana
+
+- Prefers **short** answers.
+- Lives in Porto
+1. Remind her to renew the passport
+
+```
+not a statement
+```
+Works at Acme.
+"""
+    made = import_legacy(store, ANA, legacy, "staff:ops")
+    assert [(m["text"], m["kind"]) for m in made] == [
+        ("Prefers short answers.", "preference"),
+        ("Lives in Porto", "fact"),
+        ("Remind her to renew the passport", "open_thread"),
+        ("Works at Acme.", "fact"),
+    ]
+    assert _texts(store) == []  # nothing is kept until someone approves it
+    pending = _pending(store)
+    assert len(pending) == 4 and all(c["ambiguous"] and c["scope"] == "direct" for c in pending)
+    assert {(c["extractor"], c["suggested_by"]) for c in pending} == {
+        ("legacy-import", "staff:ops")
+    }
+    with pytest.raises(InvalidInput, match="no statements"):
+        import_legacy(store, ANA, "# only a heading\n")
+    with pytest.raises(InvalidInput, match="Statement 2 is longer"):
+        import_legacy(store, ANA, "- fine\n- " + "x" * 400)
+    assert len(_pending(store)) == 4  # the refused files imported nothing

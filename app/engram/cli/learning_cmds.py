@@ -15,7 +15,7 @@ from engram.engine.rule_extractor import RuleExtractor
 from engram.model.clock import ManualClock, parse_time
 from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId
-from engram.runtime import agents, extraction, maintenance
+from engram.runtime import agents, extraction, legacy_import, maintenance
 from engram.runtime.openai_extractor import OpenAIExtractor
 
 MAX_CONFIG_BYTES = 64 * 1024
@@ -72,6 +72,13 @@ def register(commands: Any) -> None:
         p.add_argument("--person", required=True)
         add_json_flag(p)
         p.set_defaults(handler=handler)
+    p = actions.add_parser(
+        "import-legacy", help="a legacy memory.md file, as candidates for review (P7)"
+    )
+    p.add_argument("file")
+    p.add_argument("--person", required=True)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_import_legacy)
     p = actions.add_parser("approve", help="approve the revision you saw")
     p.add_argument("id")
     p.add_argument("--person", required=True)
@@ -206,6 +213,21 @@ def cmd_list(ctx: CommandContext) -> int:
             for c in rows
         ],
     )
+    return 0
+
+
+def cmd_import_legacy(ctx: CommandContext) -> int:
+    path = Path(ctx.args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInput(f"Cannot read {path} as UTF-8 text ({error}).") from None
+    session = ctx.session(ctx.args.person)
+    made = legacy_import.import_legacy(ctx.store(), session.person, text, session.actor)
+    if ctx.as_json:
+        emit_json({"candidates": made})
+    else:
+        emit_line(f"{len(made)} candidate(s) to review for {session.person}.")
     return 0
 
 
