@@ -16,8 +16,7 @@ from engram.model.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, TurnId
 from engram.model.notes import CandidateState, NoteStatus
-from engram.model.scope import Durability, Kind, Scope
-from engram.runtime.note_writes import NoteDraft, note_added, writable_conversation
+from engram.runtime.note_writes import draft_of_suggestion, note_added, writable_conversation
 from engram.store import journal, projection
 from engram.store.store import WriteTxn
 
@@ -188,14 +187,7 @@ def _apply_events(
         )
         done = NewEvent(EventType.CANDIDATE_APPLIED, session.actor, {**applied, "note": held.id})
         return [restated, done], held.id
-    draft = NoteDraft(
-        text=text,
-        kind=Kind(body["kind"]),
-        scope=Scope(body["scope"]),
-        durability=Durability(body.get("durability", Durability.LASTING.value)),
-        confidence_bp=int(body.get("confidence_bp", 6_000)),
-        topic=body.get("topic"),
-    )
+    draft = draft_of_suggestion(body, text)
     origin = ConversationId(body["origin"]) if body.get("origin") else None
     added = note_added(draft, session.actor, cause, origin)
     note = NoteId(str(added.body["note"]))

@@ -36,10 +36,10 @@ from engram.model.agents import AgentConfig, LearningMode
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, TurnStatus
 from engram.model.errors import Conflict, NotAllowed
 from engram.model.events import Cause, EventType, NewEvent
-from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId, new_candidate_id
+from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import NoteFilter, NoteStatus
 from engram.model.scope import Scope
-from engram.runtime.note_writes import NoteDraft, note_added, writable_conversation
+from engram.runtime.note_writes import NoteDraft, note_added, suggestion, writable_conversation
 from engram.store import agent_configs, conversation_log, journal, people, projection
 from engram.store.store import Store, WriteTxn
 
@@ -241,8 +241,17 @@ def _events(
         if automatic and policy_safe(proposal, config.learning.kinds):
             events += _note_events(report, proposal, cause, replaced)
         else:
-            candidate = new_candidate_id()
-            events.append(_suggestion(candidate, proposal, cause, extractor))
+            candidate, event = suggestion(
+                draft_of(proposal),
+                ACTOR,
+                extractor,
+                cause,
+                sensitive=proposal.sensitive,
+                ambiguous=proposal.ambiguous,
+                restates=proposal.restates,
+                contradicts=proposal.contradicts,
+            )
+            events.append(event)
             report.suggested.append(candidate)
     events.append(
         NewEvent(
@@ -284,33 +293,6 @@ def draft_of(proposal: Proposal) -> NoteDraft:
         durability=proposal.durability,
         confidence_bp=proposal.confidence_bp,
         topic=proposal.topic,
-    )
-
-
-def _suggestion(
-    candidate: CandidateId, proposal: Proposal, cause: Cause, extractor: str
-) -> NewEvent:
-    """A pending candidate; its text is sealed like a note's, under its conversation (C4)."""
-    body: dict[str, Any] = {
-        "candidate": candidate,
-        "kind": proposal.kind.value,
-        "scope": Scope.UNSPECIFIED.value,
-        "durability": proposal.durability.value,
-        "confidence_bp": proposal.confidence_bp,
-        "origin": cause.conversation,
-        "source": cause.to_json(),
-        "sensitive": proposal.sensitive,
-        "ambiguous": proposal.ambiguous,
-        "extractor": extractor,
-    }
-    if proposal.topic:
-        body["topic"] = proposal.topic
-    if proposal.restates:
-        body["restates"] = proposal.restates
-    if proposal.contradicts:
-        body["contradicts"] = proposal.contradicts
-    return NewEvent(
-        EventType.CANDIDATE_SUGGESTED, ACTOR, body, cause, proposal.text, cause.conversation
     )
 
 

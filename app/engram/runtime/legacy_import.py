@@ -14,9 +14,10 @@ from typing import Any
 
 from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
 from engram.model.errors import InvalidInput
-from engram.model.events import EventType, NewEvent
-from engram.model.ids import CandidateId, PersonId, new_candidate_id
-from engram.model.scope import Durability, Kind, Scope
+from engram.model.events import NewEvent
+from engram.model.ids import CandidateId, PersonId
+from engram.model.scope import Kind, Scope
+from engram.runtime.note_writes import NoteDraft, suggestion
 from engram.store import journal
 from engram.store.store import Store
 
@@ -78,18 +79,17 @@ def import_legacy(
     events: list[NewEvent] = []
     made: list[tuple[CandidateId, str, Kind]] = []
     for text in found:
-        candidate, kind = new_candidate_id(), guess_kind(text)
-        body = {
-            "candidate": candidate,
-            "kind": kind.value,
-            "scope": Scope.DIRECT.value,
-            "durability": Durability.LASTING.value,
-            "confidence_bp": 5_000,
-            "sensitive": is_sensitive(text),
-            "ambiguous": True,  # nobody said it in a conversation: a person decides
-            "extractor": ACTOR,
-        }
-        events.append(NewEvent(EventType.CANDIDATE_SUGGESTED, actor, body, None, text))
+        kind = guess_kind(text)
+        # nobody said it in a conversation: marked ambiguous, so a person always decides
+        candidate, event = suggestion(
+            NoteDraft(text, kind, Scope.DIRECT, confidence_bp=5_000),
+            actor,
+            ACTOR,
+            None,
+            sensitive=is_sensitive(text),
+            ambiguous=True,
+        )
+        events.append(event)
         made.append((candidate, text, kind))
     with store.write() as txn:
         journal.require_person(txn.conn, person)

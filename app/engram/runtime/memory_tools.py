@@ -24,16 +24,16 @@ from engram.engine.scope import eligible_scopes
 from engram.model.agents import AgentConfig
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
 from engram.model.events import Cause, EventType, NewEvent
-from engram.model.ids import NoteId, new_candidate_id
+from engram.model.ids import NoteId
 from engram.model.notes import Note
-from engram.model.scope import Durability, Kind, Scope, parse_enum
+from engram.model.scope import Kind, Scope, parse_enum
 from engram.runtime.context import (
     Attribution,
     audience_for_turn,
     read_scoped,
     record_use,
 )
-from engram.runtime.note_writes import writable_conversation
+from engram.runtime.note_writes import NoteDraft, suggestion, writable_conversation
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
     function_tool,
@@ -146,24 +146,15 @@ def propose(
     cleaned = " ".join(text.split())
     if not cleaned or len(cleaned) > MAX_PROPOSAL_CHARS:
         raise InvalidInput(f"The text must hold 1 to {MAX_PROPOSAL_CHARS} characters.")
-    candidate = new_candidate_id()
     cause = Cause(attribution.conversation, attribution.turn)
-    body: dict[str, Any] = {
-        "candidate": candidate,
-        "kind": kind.value,
-        "scope": Scope.UNSPECIFIED.value,
-        "durability": Durability.LASTING.value,
-        "confidence_bp": 6_000,
-        "origin": attribution.conversation,
-        "source": cause.to_json(),
-        "sensitive": is_sensitive(cleaned),
-        "ambiguous": False,
-        "extractor": actor,
-    }
-    if replaces:
-        body["contradicts"] = replaces
-    event = NewEvent(
-        EventType.CANDIDATE_SUGGESTED, actor, body, cause, cleaned, attribution.conversation
+    candidate, event = suggestion(
+        NoteDraft(cleaned, kind, Scope.UNSPECIFIED),
+        actor,
+        actor,
+        cause,
+        sensitive=is_sensitive(cleaned),
+        ambiguous=False,
+        contradicts=replaces,
     )
     with store.write() as txn:
         writable_conversation(txn, attribution.person, attribution.conversation)  # W4, W7

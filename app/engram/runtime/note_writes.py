@@ -6,12 +6,22 @@ the projection with the engine's fold in the same transaction.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from engram.model.errors import InvalidInput, NotAllowed
 from engram.model.events import Cause, NewEvent
 from engram.model.events import EventType as E
-from engram.model.ids import ConversationId, NoteId, PersonId, TurnId, new_note_id
+from engram.model.ids import (
+    CandidateId,
+    ConversationId,
+    NoteId,
+    PersonId,
+    TurnId,
+    new_candidate_id,
+    new_note_id,
+)
 from engram.model.notes import CONFIDENCE_CAP_BP
 from engram.model.scope import Durability, Kind, Scope
 from engram.store import conversation_log, journal
@@ -73,6 +83,56 @@ def note_added(
     if source:
         body["source"] = source.to_json()
     return NewEvent(E.NOTE_ADDED, actor, body, source, check_text(draft.text), origin)
+
+
+def suggestion(
+    draft: NoteDraft,
+    actor: str,
+    extractor: str,
+    cause: Cause | None,
+    *,
+    sensitive: bool,
+    ambiguous: bool,
+    restates: NoteId | None = None,
+    contradicts: NoteId | None = None,
+) -> tuple[CandidateId, NewEvent]:
+    """A pending candidate (P5): the note it would become, for a person to decide on. Its
+    text is sealed like a note's, under its conversation's key too (C4)."""
+    candidate = new_candidate_id()
+    body: dict[str, Any] = {
+        "candidate": candidate,
+        "kind": draft.kind.value,
+        "scope": draft.scope.value,
+        "durability": draft.durability.value,
+        "confidence_bp": check_confidence(draft.confidence_bp),
+        "sensitive": sensitive,
+        "ambiguous": ambiguous,
+        "extractor": extractor,
+    }
+    if draft.topic:
+        body["topic"] = draft.topic
+    if cause:
+        body["origin"] = cause.conversation
+        body["source"] = cause.to_json()
+    if restates:
+        body["restates"] = restates
+    if contradicts:
+        body["contradicts"] = contradicts
+    origin = cause.conversation if cause else None
+    text = check_text(draft.text)
+    return candidate, NewEvent(E.CANDIDATE_SUGGESTED, actor, body, cause, text, origin)
+
+
+def draft_of_suggestion(body: Mapping[str, Any], text: str) -> NoteDraft:
+    """The note a suggested candidate becomes when applied."""
+    return NoteDraft(
+        text=text,
+        kind=Kind(body["kind"]),
+        scope=Scope(body["scope"]),
+        durability=Durability(body.get("durability", Durability.LASTING.value)),
+        confidence_bp=int(body.get("confidence_bp", 6_000)),
+        topic=body.get("topic"),
+    )
 
 
 def writable_conversation(txn: WriteTxn, person: PersonId, conversation: ConversationId) -> None:
