@@ -95,3 +95,13 @@ def test_P7_import_legacy_from_the_command_line(cli: Any, tmp_path: Path) -> Non
     assert [c["text"] for c in made.json()["candidates"]] == ["Likes tea", "Lives in Oslo"]
     listed = cli("candidates", "list", "--person", "ana", "--json").json()
     assert {c["status"] for c in listed} == {"pending"}
+
+
+def test_M3_maintain_now_never_moves_the_journal_clock(cli: Any) -> None:
+    assert cli("init").code == 0
+    assert cli("conversation", "start", "--participants", "ana").code == 0
+    assert cli("maintain", "--now", "2999-01-01T00:00:00Z").code == 0
+    add = ["--person", "ana", "--kind", "fact", "--scope", "direct", "--text", "Later."]
+    assert cli("notes", "add", *add).code == 0
+    (note,) = cli("notes", "list", "--person", "ana", "--json").json()
+    assert note["valid_from"] < "2100"

@@ -164,6 +164,7 @@ def test_recent_turns_and_unknown_tools(store: Store) -> None:
     assert [t["turn_id"] for t in recent["turns"]] == turns[-3:]
     assert "no history tool" in _call(store, conversation, "conversation_delete_all")["error"]
     assert "JSON object" in dispatch(store, conversation, "conversation_find", "not json")["error"]
+    assert "JSON object" in dispatch(store, conversation, "conversation_find", None)["error"]  # type: ignore[arg-type]
     lost = dispatch(store, ConversationId("c_nope"), "conversation_recent_turns", {})
     assert "There is no conversation" in lost["error"]
 

@@ -452,3 +452,98 @@ Works at Acme.
     with pytest.raises(InvalidInput, match="Statement 2 is longer"):
         import_legacy(store, ANA, "- fine\n- " + "x" * 400)
     assert len(_pending(store)) == 4  # the refused files imported nothing
+
+
+def test_W2_a_pass_that_lost_the_race_to_another_process_writes_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = _agent(store, "careful", "suggest")
+    _chat(store, agent, "I live in Porto.")
+    # Another process has its own locks: give every pass a fresh one.
+    monkeypatch.setattr(extraction, "person_lock", lambda _store, _person: threading.Lock())
+
+    class Overtaken(Recording):
+        def extract(self, request: ExtractionRequest) -> Sequence[Proposal]:
+            if not self.requests:
+                learn_person(store, ANA, RULES)  # the other process finishes first
+            return super().extract(request)
+
+    (report,) = learn_person(store, ANA, Overtaken())
+    assert report.skipped and "meanwhile" in report.skipped
+    assert [c["text"] for c in _pending(store)] == ["Lives in Porto."]  # once, not twice
+
+
+def test_P5_settings_changed_during_a_pass_are_the_ones_obeyed(store: Store) -> None:
+    agent = _agent(store, "helper", "automatic")
+    _chat(store, agent, "I live in Porto.")
+
+    class Switching(Recording):
+        def extract(self, request: ExtractionRequest) -> Sequence[Proposal]:
+            _agent(store, "helper", "suggest")  # an operator narrows it meanwhile
+            return super().extract(request)
+
+    learn_person(store, ANA, Switching())
+    assert _texts(store) == [] and [c["text"] for c in _pending(store)] == ["Lives in Porto."]
+
+
+def test_W8_a_proposal_must_share_words_with_the_turn_it_cites_and_topics_stay_generic(
+    store: Store,
+) -> None:
+    agent = _agent(store, "helper", "automatic")
+    _, turns = _chat(store, agent, "I live in Porto.")
+    invented = Recording(
+        [
+            Proposal(Kind.FACT, "Has a secret illness.", TurnId(turns[0])),
+            Proposal(Kind.FACT, "Lives in Porto.", TurnId(turns[0]), topic="hiv status positive"),
+        ]
+    )
+    (report,) = learn_person(store, ANA, invented)
+    assert report.dropped[0]["reason"] == "shares no words with the turn it cites (W8)"
+    (note,) = list_notes(PersonSession(store, ANA, ANA))
+    assert note.text == "Lives in Porto." and note.note.topic is None  # never in the clear
+
+
+def test_P6_approve_and_apply_is_all_or_nothing(store: Store) -> None:
+    from engram.control.conversations import delete_conversation
+
+    info, _ = _chat(store, _agent(store, "careful", "suggest"), "I live in Porto.")
+    learn_person(store, ANA, RULES)
+    (porto,) = _pending(store)
+    session = PersonSession(store, ANA, ANA)
+    delete_conversation(session, info.id)
+    with pytest.raises(NotAllowed):
+        candidates.approve(session, porto["id"], 1, apply_now=True)
+    assert candidates.get_candidate(session, porto["id"])["status"] == "pending"
+
+
+def test_P6_the_fold_itself_refuses_out_of_order_decisions(store: Store) -> None:
+    from engram.model.events import EventType, NewEvent
+    from engram.store import journal
+
+    _chat(store, _agent(store, "careful", "suggest"), "I live in Porto.")
+    learn_person(store, ANA, RULES)
+    (porto,) = _pending(store)
+    applied = NewEvent(EventType.CANDIDATE_APPLIED, "x", {"candidate": porto["id"], "note": "n"})
+    with pytest.raises(NotAllowed, match="which is pending"), store.write() as txn:
+        journal.append(store, txn, ANA, [applied])
+    session = PersonSession(store, ANA, ANA)
+    candidates.reject(session, porto["id"], 1, "no")
+    again = NewEvent(
+        EventType.CANDIDATE_REVIEWED,
+        "x",
+        {"candidate": porto["id"], "revision": 2, "decision": "approved"},
+    )
+    with pytest.raises(NotAllowed, match="already rejected"), store.write() as txn:
+        journal.append(store, txn, ANA, [again])
+
+
+def test_candidate_flags_and_text_are_sealed_not_in_the_clear_journal(store: Store) -> None:
+    from engram.store import journal
+
+    _chat(store, _agent(store, "careful", "suggest"), "I'm allergic to peanuts.")
+    learn_person(store, ANA, RULES)
+    (peanuts,) = _pending(store)
+    assert peanuts["sensitive"] is True
+    with store.read() as conn:
+        bodies = [str(e.body) for e in journal.events(conn, ANA)]
+    assert not any("sensitive" in b or "peanut" in b for b in bodies)

@@ -8,14 +8,14 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engram.control.notes import add_note, list_notes
+from engram.control.notes import add_note, delete_note, list_notes, profile_document
 from engram.control.session import PersonSession
 from engram.model.clock import ManualClock
 from engram.model.ids import PersonId
 from engram.model.notes import NoteStatus
 from engram.model.scope import Durability, Kind, Scope
 from engram.runtime.maintenance import maintain_person
-from engram.store import journal, projection
+from engram.store import journal
 from engram.store.store import Store
 from engram.store.verify import verify
 
@@ -74,11 +74,7 @@ def test_M1_the_profile_document_is_rebuilt_from_active_notes_only_when_it_chang
     add_note(session, "Likes tea.", Kind.PREFERENCE, Scope.DIRECT, confidence_bp=6000)
     add_note(session, "Lives in Porto.", Kind.FACT, Scope.DIRECT)
     assert maintain_person(store, ANA)["profile_rebuilt"] is True
-    with store.read() as conn:
-        seq = projection.load_memory(conn, ANA, notes=False).profile_seq
-        assert seq is not None
-        document = journal.texts(store, conn, ANA, [seq])[seq]
-    assert document == (
+    assert profile_document(session) == (
         "Language: French\nTone: Warm and brief\n"
         "Preference: Prefers mornings.\nPreference: Likes tea."
     )
@@ -115,3 +111,34 @@ def test_M1_M2_M3_a_second_pass_changes_nothing_and_replay_agrees(
     assert again["retired"] == [] and again["duplicates_removed"] == []
     assert again["profile_rebuilt"] is False
     assert verify(store).ok
+
+
+def test_M1_C4_the_profile_keeps_no_copy_of_a_deleted_conversations_words(store: Store) -> None:
+    from engram.control.conversations import delete_conversation
+    from engram.runtime.conversations import start_conversation
+
+    session = _session(store)
+    info = start_conversation(store, [ANA])
+    learned = add_note(
+        session, "Likes green tea.", Kind.PREFERENCE, Scope.DIRECT, conversation=info.id
+    )
+    own = add_note(session, "Prefers mornings.", Kind.PREFERENCE, Scope.DIRECT)
+    maintain_person(store, ANA)
+    assert "Likes green tea." in profile_document(session)
+    delete_conversation(session, info.id)
+    assert profile_document(session) == "Preference: Prefers mornings."
+    delete_note(session, own)
+    assert profile_document(session) == ""  # a deleted note leaves the profile at once
+    assert learned and verify(store).ok
+
+
+def test_M2_M3_a_lasting_note_never_gives_way_to_a_transient_duplicate(
+    store: Store, clock: ManualClock
+) -> None:
+    session = _session(store)
+    add_note(session, "Is in Porto.", Kind.FACT, Scope.DIRECT, durability=Durability.TRANSIENT)
+    add_note(session, "Is in Porto.", Kind.FACT, Scope.DIRECT)
+    assert maintain_person(store, ANA)["duplicates_removed"] == []
+    clock.advance(timedelta(hours=5))
+    maintain_person(store, ANA)
+    assert [v.text for v in list_notes(session)] == ["Is in Porto."]

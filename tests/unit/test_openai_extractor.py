@@ -12,7 +12,9 @@ import pytest
 
 from engram.control.notes import list_notes
 from engram.control.session import PersonSession
+from engram.engine.extraction import bounded
 from engram.model.ids import PersonId
+from engram.model.scope import Kind
 from engram.runtime.agents import set_agent
 from engram.runtime.conversations import append_turn, record_tool_call, start_conversation
 from engram.runtime.extraction import learn_person, pending
@@ -108,7 +110,7 @@ def test_W8_the_model_sees_only_visible_turns_and_its_claims_are_checked(
     [
         (200, "this is not json", "unexpected shape"),
         (200, {"answer": "no notes key"}, "unexpected shape"),
-        (200, {"notes": [{"kind": "mood", "text": "x", "turn": "t"}]}, "unexpected shape"),
+        (200, {"notes": "not a list"}, "unexpected shape"),
         (500, {"notes": []}, "HTTP 500"),
     ],
 )
@@ -117,13 +119,28 @@ def test_a_bad_answer_is_one_sentence_and_the_turns_stay_pending(
 ) -> None:
     _conversation(store)
     server.status, server.content = status, content
-    with pytest.raises(ExtractorFailed, match=message):
-        learn_person(store, ANA, OpenAIExtractor(server.url, "m"))
+    (report,) = learn_person(store, ANA, OpenAIExtractor(server.url, "m"))
+    assert report.error is not None and message in report.error
     assert len(pending(store, ANA)) == 1  # nothing was marked handled
+
+
+def test_one_malformed_note_costs_only_itself(store: Store, server: FakeServer) -> None:
+    mine, _ = _conversation(store)
+    server.content = {
+        "notes": [
+            {"kind": "mood", "text": "Is happy.", "turn": mine},
+            {"kind": "fact", "text": "Lives in Porto.", "turn": mine, "confidence_bp": "high"},
+            {"kind": "fact", "text": "Moved to Porto.", "turn": mine},
+        ]
+    }
+    learn_person(store, ANA, OpenAIExtractor(server.url, "m"))
+    assert [v.text for v in list_notes(PersonSession(store, ANA, ANA))] == ["Moved to Porto."]
 
 
 def test_an_unreachable_endpoint_is_one_sentence(store: Store) -> None:
     _conversation(store)
     extractor = OpenAIExtractor("http://127.0.0.1:9/v1", "m", timeout_s=2)
     with pytest.raises(ExtractorFailed, match="Cannot reach"):
-        learn_person(store, ANA, extractor)
+        extractor.extract(bounded([], [], set(Kind)))
+    (report,) = learn_person(store, ANA, extractor)
+    assert report.error and "Cannot reach" in report.error

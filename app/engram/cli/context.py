@@ -7,7 +7,6 @@ import os
 from dataclasses import dataclass, field
 
 from engram.control.session import PersonSession
-from engram.model.clock import Clock
 from engram.model.errors import KeyUnavailable
 from engram.store.store import Store
 
@@ -17,7 +16,6 @@ class CommandContext:
     """Arguments plus the store, opened on first use and closed at exit."""
 
     args: argparse.Namespace
-    clock: Clock | None = None  # set before the store opens to act at another moment
     _store: Store | None = field(default=None, repr=False)
 
     @property
@@ -40,9 +38,7 @@ class CommandContext:
     def store(self) -> Store:
         """The unlocked store."""
         if self._store is None:
-            self._store = Store.open(
-                self.args.store, passphrase=self.passphrase(), clock=self.clock
-            )
+            self._store = Store.open(self.args.store, passphrase=self.passphrase())
         return self._store
 
     def session(self, person: str) -> PersonSession:

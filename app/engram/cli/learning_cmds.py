@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, s
 from engram.control import candidates
 from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
-from engram.model.clock import ManualClock, parse_time
+from engram.model.clock import parse_time
 from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId
 from engram.runtime import agents, extraction, legacy_import, maintenance
@@ -50,7 +51,7 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=cmd_learn)
 
     p = commands.add_parser("maintain", help="retire, de-duplicate, rebuild profiles (M1-M3)")
-    p.add_argument("--now", metavar="ISO-TIME", help="act as if it were this moment")
+    p.add_argument("--now", metavar="ISO-TIME", help="decide what has expired as of this moment")
     add_json_flag(p)
     p.set_defaults(handler=cmd_maintain)
 
@@ -154,24 +155,33 @@ def cmd_learn(ctx: CommandContext) -> int:
         reports = extraction.learn_person(store, PersonId(session.person), extractor)
     else:
         reports = extraction.learn_all(store, extractor)
+    failed = [r for r in reports if r.error]
     if ctx.as_json:
         emit_json({"passes": [r.to_json() for r in reports]})
-        return 0
-    if not reports:
-        emit_line("Nothing to learn: no unanalysed turns where learning is on.")
-    for r in reports:
-        outcome = r.skipped or (
-            f"{len(r.turns)} turn(s): {len(r.applied)} note(s) written, "
-            f"{len(r.suggested)} candidate(s) to review"
-        )
-        emit_line(f"{r.person} in {r.conversation}: {outcome}")
+    else:
+        if not reports:
+            emit_line("Nothing to learn: no unanalysed turns where learning is on.")
+        for r in reports:
+            outcome = (
+                r.error
+                or r.skipped
+                or (
+                    f"{len(r.turns)} turn(s): {len(r.applied)} note(s) written, "
+                    f"{len(r.suggested)} candidate(s) to review"
+                )
+            )
+            emit_line(f"{r.person} in {r.conversation}: {outcome}")
+    if failed:
+        print(f"engram: {len(failed)} pass(es) failed; first: {failed[0].error}", file=sys.stderr)
+        return 1
     return 0
 
 
 def cmd_maintain(ctx: CommandContext) -> int:
-    if ctx.args.now:
-        ctx.clock = ManualClock(parse_time(ctx.args.now))
-    reports = maintenance.maintain_all(ctx.store())
+    # --now moves the decisions (what has expired), never the journal's clock: events keep
+    # the real time, so nothing written later is dated before it.
+    now = parse_time(ctx.args.now) if ctx.args.now else None
+    reports = maintenance.maintain_all(ctx.store(), now)
     if ctx.as_json:
         emit_json({"persons": reports})
         return 0

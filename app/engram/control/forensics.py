@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram.control import candidates as candidate_control
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.views import conversation_json
@@ -114,16 +115,8 @@ def export_person(session: PersonSession) -> dict[str, Any]:
             for d in sorted(digest, key=lambda d: d.seq)
         ],
         "usage_events": usage_count,
-        "candidates": [
-            {
-                "id": c.id,
-                "status": c.status,
-                "revision": c.revision,
-                "kind": c.kind.value,
-                "scope": c.scope.value,
-            }
-            for c in memory.candidates.values()
-        ],
+        "candidates": candidate_control.list_candidates(session),
+        "profile": memory_control.profile_document(session),
         "conversations": conversations,
         "audit": audit_log(session),
     }

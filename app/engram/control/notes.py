@@ -12,17 +12,25 @@ from typing import Any
 
 from engram.control.session import PersonSession
 from engram.control.views import NoteView, confidence_arithmetic, usage_json
+from engram.engine import merge
 from engram.engine.fold import fold_as_of
 from engram.engine.ranking import rank
 from engram.engine.unscoped import unscoped_notes as memory_notes
 from engram.model.clock import iso
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
-from engram.model.events import Cause, NewEvent
+from engram.model.events import Cause, Event, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, new_note_id
 from engram.model.notes import EVERY_NOTE, Note, NoteFilter
 from engram.model.scope import Durability, Kind, Scope
-from engram.runtime.note_writes import NoteDraft, check_text, note_added, writable_conversation
+from engram.runtime import maintenance
+from engram.runtime.note_writes import (
+    NoteDraft,
+    check_text,
+    draft_of_suggestion,
+    note_added,
+    writable_conversation,
+)
 from engram.store import journal, projection
 from engram.store.store import Store, WriteTxn
 
@@ -120,9 +128,43 @@ def texts_of(session: PersonSession, notes: list[Note]) -> dict[NoteId, str | No
     return {view.note.id: view.text for view in _with_text(session.store, session, notes)}
 
 
-def note_in(txn: WriteTxn, session: PersonSession, note_id: NoteId) -> Note | None:
-    """One of this person's notes inside a caller's write (any scope), or None."""
-    return projection.unscoped_note(txn.conn, session.person, note_id)
+def candidate_note_events(
+    txn: WriteTxn, session: PersonSession, suggested: Event, text: str
+) -> tuple[list[NewEvent], str]:
+    """The events an approved candidate becomes (P6), inside the caller's write.
+
+    A restatement of a note still active adds a source; otherwise a new note, which closes
+    the note it contradicts — or that note's newest version, if someone corrected it since;
+    a note already closed otherwise needs no closing.
+    """
+    body = suggested.body
+    cause = suggested.cause
+    target = body.get("restates") or body.get("contradicts")
+    held = _newest_version(txn, session, NoteId(target)) if target else None
+    if body.get("restates") and held is not None:
+        restated = {"note": held.id, **({"source": cause.to_json()} if cause else {})}
+        return [NewEvent(E.RESTATED, session.actor, restated, cause)], held.id
+    origin = ConversationId(body["origin"]) if body.get("origin") else None
+    added = note_added(draft_of_suggestion(body, text), session.actor, cause, origin)
+    note = str(added.body["note"])
+    events = [added]
+    if body.get("contradicts") and held is not None:
+        events.append(NewEvent(E.CONTRADICTED, session.actor, {"old": held.id, "new": note}, cause))
+    return events, note
+
+
+def _newest_version(txn: WriteTxn, session: PersonSession, note_id: NoteId) -> Note | None:
+    """The active note `note_id` became through a person's corrections (the same fact, new
+    words), or None if it was closed any other way."""
+    note = projection.unscoped_note(txn.conn, session.person, note_id)
+    while (
+        note is not None
+        and note.closure is not None
+        and note.closure.type is E.CORRECTED
+        and note.superseded_by
+    ):
+        note = projection.unscoped_note(txn.conn, session.person, note.superseded_by)
+    return note if note is not None and note.is_active else None
 
 
 def get_note(session: PersonSession, note_id: str) -> Note:
@@ -281,3 +323,20 @@ def all_notes(session: PersonSession) -> list[NoteView]:
     with session.store.read() as conn:
         notes = projection.unscoped_notes(conn, session.person, EVERY_NOTE)
     return _with_text(session.store, session, notes)
+
+
+def profile_document(session: PersonSession) -> str:
+    """The person's profile document (M1) as text: built from the notes it names, so a
+    deleted note or conversation leaves nothing of it behind. Empty before the first."""
+    store, person = session.store, session.person
+    with store.read() as conn:
+        memory = projection.load_memory(conn, person, notes=False)
+        profile = maintenance.current_profile(conn, memory)
+        if not profile:
+            return ""
+        ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]
+        ids += [NoteId(i) for i in profile.get("preferences", [])]
+        notes = projection.unscoped_notes_by_ids(conn, person, ids)
+        texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
+    shown = {str(n.id): texts.get(n.text_seq) for n in notes if n.is_active}
+    return merge.profile_document(profile, shown)

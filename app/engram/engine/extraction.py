@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from engram.engine.history_search import terms
 from engram.model.ids import NoteId, TurnId
 from engram.model.scope import Durability, Kind
 
@@ -23,6 +24,9 @@ MAX_TURNS = 24  # the newest unanalysed turns of one conversation per request
 MAX_TURN_CHARS = 2_000  # each turn is cut to this much before an extractor sees it
 MAX_PROPOSAL_CHARS = 300
 SAFE_CONFIDENCE_BP = 5_000  # automatic mode applies nothing less sure than this (P5)
+# Topics are stored in the clear, so only these content-free categories are kept; any
+# other topic an extractor names is dropped rather than written down.
+STORABLE_TOPICS = frozenset({"name", "address", "home", "employer", "diet", "tone", "language"})
 
 # Topics that make a proposal sensitive: it waits for a person's review even in automatic
 # mode (P5), whatever the extractor said about it.
@@ -123,7 +127,7 @@ def admit(request: ExtractionRequest, proposals: Sequence[Proposal]) -> Verdicts
     establishes nothing. W3: it may restate or contradict only a note it was shown.
     Kinds must be ones the agent learns; text is bounded; the sensitivity floor applies.
     """
-    own = {t.turn for t in request.turns if t.role == "user" and t.by_subject}
+    own = {t.turn: terms(t.text) for t in request.turns if t.role == "user" and t.by_subject}
     shown = {n.id for n in request.notes}
     kept: list[Proposal] = []
     dropped: list[tuple[Proposal, str]] = []
@@ -133,6 +137,8 @@ def admit(request: ExtractionRequest, proposals: Sequence[Proposal]) -> Verdicts
         reason = None
         if proposal.turn not in own:
             reason = "not from one of the person's own turns (W8)"
+        elif not terms(text) & own[proposal.turn]:
+            reason = "shares no words with the turn it cites (W8)"
         elif proposal.kind not in request.kinds:
             reason = f"this agent does not learn {proposal.kind.value} notes"
         elif not text or len(text) > MAX_PROPOSAL_CHARS:
@@ -150,7 +156,8 @@ def admit(request: ExtractionRequest, proposals: Sequence[Proposal]) -> Verdicts
             continue
         seen.add((proposal.kind, text.casefold()))
         sensitive = proposal.sensitive or is_sensitive(text)
-        kept.append(dataclasses.replace(proposal, text=text, sensitive=sensitive))
+        topic = proposal.topic if proposal.topic in STORABLE_TOPICS else None
+        kept.append(dataclasses.replace(proposal, text=text, sensitive=sensitive, topic=topic))
     return Verdicts(tuple(kept), tuple(dropped))
 
 

@@ -297,6 +297,8 @@ def _on_candidate_reviewed(target: FoldTarget, event: Event) -> None:
         raise StaleRevision(
             f"candidate {state.id} is at revision {state.revision}, not {event.body['revision']}"
         )
+    if state.status != "pending":
+        raise FoldError(f"event {event.seq} reviews candidate {state.id}, already {state.status}")
     target.put_candidate(
         dataclasses.replace(state, revision=state.revision + 1, status=event.body["decision"])
     )
@@ -304,6 +306,8 @@ def _on_candidate_reviewed(target: FoldTarget, event: Event) -> None:
 
 def _on_candidate_applied(target: FoldTarget, event: Event) -> None:
     state = _need_candidate(target, event)
+    if state.status != "approved":
+        raise FoldError(f"event {event.seq} applies candidate {state.id}, which is {state.status}")
     target.put_candidate(
         dataclasses.replace(
             state,

@@ -1,6 +1,8 @@
 """The maintenance pass's decisions (M1-M3) — pure: memory in, a plan of changes out.
 
-- M1 rebuild the profile document (language, tone, sorted preferences) from active notes;
+- M1 rebuild the profile document (language, tone, sorted preferences) from active notes —
+  recorded as the ids of the notes it is made of, never as a copy of their text, so
+  deleting a conversation (C4) or a note leaves nothing of it behind in the profile;
 - M2 remove exact duplicates, keeping the oldest — only within one scope, so a private
   note and a portable one never stand in for each other (F4);
 - M3 retire transient notes four hours after they were learned; lasting notes never
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from engram.engine.assembly import TextNote, split_profile
 from engram.engine.ranking import rank
@@ -24,6 +27,7 @@ from engram.model.notes import Note, PersonMemory
 from engram.model.scope import Durability
 
 TRANSIENT_LIFETIME = timedelta(hours=4)  # M3
+EMPTY_PROFILE: dict[str, Any] = {"language": None, "tone": None, "preferences": []}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +36,7 @@ class MaintenancePlan:
 
     retire: tuple[NoteId, ...] = ()
     duplicates: tuple[tuple[NoteId, NoteId], ...] = ()  # (removed, kept)
-    profile: str | None = None  # the new profile document, or None if unchanged
+    profile: dict[str, Any] | None = None  # the new profile's note ids, or None if unchanged
 
     @property
     def empty(self) -> bool:
@@ -48,7 +52,7 @@ def plan(
     memory: PersonMemory,
     texts: Mapping[int, str | None],
     now: datetime,
-    current_profile: str | None,
+    current_profile: Mapping[str, Any] | None,
 ) -> MaintenancePlan:
     """Decide M3, then M2 among what stays, then M1 from what remains active."""
     active = [n for n in unscoped_notes(memory) if n.is_active]
@@ -62,38 +66,48 @@ def plan(
     duplicates = _duplicates(staying, texts)
     removed = {dup for dup, _ in duplicates}
     remaining = [n for n in staying if n.id not in removed]
-    document = profile_document(
+    profile = profile_ids(
         [TextNote(n, text) for n in rank(remaining) if (text := texts.get(n.text_seq))]
     )
     return MaintenancePlan(
         tuple(retire),
         tuple(duplicates),
-        document if document != (current_profile or "") else None,
+        profile if profile != dict(current_profile or EMPTY_PROFILE) else None,
     )
 
 
 def _duplicates(notes: list[Note], texts: Mapping[int, str | None]) -> list[tuple[NoteId, NoteId]]:
-    """M2: same kind, same scope, same text (spacing aside): all but the oldest go."""
-    oldest: dict[tuple[str, str, str], Note] = {}
+    """M2: same kind, scope, durability and text (spacing aside): all but the oldest go.
+    Durability counts too, or a lasting note could give way to a transient one that
+    then expires (M3)."""
+    oldest: dict[tuple[str, str, str, str], Note] = {}
     found: list[tuple[NoteId, NoteId]] = []
     for note in sorted(notes, key=lambda n: n.created_seq):
         text = texts.get(note.text_seq)
         if text is None:
             continue
-        key = (note.kind.value, note.scope.value, " ".join(text.split()))
+        key = (note.kind.value, note.scope.value, note.durability.value, " ".join(text.split()))
         kept = oldest.setdefault(key, note)
         if kept is not note:
             found.append((note.id, kept.id))
     return found
 
 
-def profile_document(ranked: list[TextNote]) -> str:
-    """M1: language, tone and the preferences in ranking order, one per line."""
+def profile_ids(ranked: list[TextNote]) -> dict[str, Any]:
+    """M1: which notes make up the profile — language, tone, preferences in rank order."""
     profile, _ = split_profile(ranked)
+    return {
+        "language": profile.language.note.id if profile.language else None,
+        "tone": profile.tone.note.id if profile.tone else None,
+        "preferences": [p.note.id for p in profile.preferences],
+    }
+
+
+def profile_document(profile: Mapping[str, Any], texts: Mapping[str, str | None]) -> str:
+    """The profile as text, from its note ids and their current texts (by note id)."""
     lines = []
-    if profile.language:
-        lines.append(f"Language: {profile.language.text}")
-    if profile.tone:
-        lines.append(f"Tone: {profile.tone.text}")
-    lines += [f"Preference: {p.text}" for p in profile.preferences]
+    for label, key in (("Language", "language"), ("Tone", "tone")):
+        if profile.get(key) and texts.get(profile[key]):
+            lines.append(f"{label}: {texts[profile[key]]}")
+    lines += [f"Preference: {texts[n]}" for n in profile.get("preferences", []) if texts.get(n)]
     return "\n".join(lines)

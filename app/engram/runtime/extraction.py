@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import queue
 import threading
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,7 @@ from engram.engine.extraction import (
 )
 from engram.model.agents import AgentConfig, LearningMode
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, TurnStatus
-from engram.model.errors import Conflict, NotAllowed
+from engram.model.errors import Conflict, EngramError, NotAllowed, NotFound
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import NoteFilter, NoteStatus
@@ -49,6 +50,7 @@ ACTOR = "extractor"
 RANKED_ACTIVE = NoteFilter(statuses=(NoteStatus.ACTIVE,), order="rank")
 _TURN_KINDS = (EntryKind.USER, EntryKind.ASSISTANT)
 _ATTEMPTS = 3
+REPORTS_KEPT = 200  # a worker remembers its latest passes (ids and reasons, never text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +69,9 @@ class PassReport:
     turns: list[TurnId] = field(default_factory=list)
     applied: list[NoteId] = field(default_factory=list)
     suggested: list[CandidateId] = field(default_factory=list)
-    dropped: list[dict[str, str]] = field(default_factory=list)
+    dropped: list[dict[str, str]] = field(default_factory=list)  # turn, kind, reason: no text
     skipped: str | None = None
+    error: str | None = None  # the pass failed; its turns stay pending for the next run
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -125,13 +128,19 @@ def learn_person(
     extractor: Extractor,
     host: HostPolicy = HostPolicy(),
 ) -> list[PassReport]:
-    """Run every pending pass for one person, one after another (W5)."""
+    """Run every pending pass for one person, one after another (W5). A pass that fails
+    (an extractor down, a conversation gone) is reported and the others still run."""
+    reports: list[PassReport] = []
     with person_lock(store, person):
-        return [
-            _run(store, person, work, chunk, extractor)
-            for work in pending(store, person, host)
-            for chunk in _chunks(work.turns, MAX_TURNS)
-        ]
+        for work in pending(store, person, host):
+            for chunk in _chunks(work.turns, MAX_TURNS):
+                try:
+                    reports.append(_run(store, person, work, chunk, extractor))
+                except EngramError as error:
+                    turns = [TurnId(str(e.ref)) for e in chunk]
+                    reports.append(PassReport(person, work.info.id, turns, error=str(error)))
+                    break  # later turns of this conversation wait for the earlier ones
+    return reports
 
 
 def learn_all(
@@ -159,18 +168,19 @@ def _run(
         proposals = extractor.extract(request) if request.turns else []
         verdicts = admit(request, proposals)
         report.dropped = [
-            {"turn": p.turn, "kind": p.kind.value, "text": p.text, "reason": reason}
+            {"turn": p.turn, "kind": p.kind.value, "reason": reason}
             for p, reason in verdicts.dropped
         ]
         with store.write() as txn:
-            skipped = _no_longer_writable(txn, person, info.id, info.agent)
-            if skipped:
-                report.skipped = skipped  # W4: write nothing at all
+            journal.lock(txn, person)  # what is checked next cannot change before the append
+            config, skipped = _recheck(txn, person, info.id, info.agent, report.turns)
+            if skipped or config is None:
+                report.skipped = skipped  # W4 (or W2: done meanwhile): write nothing at all
                 return report
             now = projection.unscoped_notes(txn.conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES)
             if [n.id for n in now] != shown:
-                continue  # the notes it was shown changed meanwhile: look again
-            events = _events(report, verdicts.kept, info.id, work.config, extractor.name)
+                continue  # the notes it was shown changed meanwhile: look again (W5)
+            events = _events(report, verdicts.kept, info.id, config, extractor.name)
             journal.append(store, txn, person, events)
         return report
     raise Conflict(
@@ -209,19 +219,27 @@ def _request(
     return bounded(visible, known, config.learning.kinds), [n.id for n in notes]
 
 
-def _no_longer_writable(
-    txn: WriteTxn, person: PersonId, conversation: ConversationId, agent: str | None
-) -> str | None:
-    """W4: recheck, inside the write, that the conversation still exists, is not incognito,
-    is still theirs, and still learns; a reason to write nothing, or None."""
+def _recheck(
+    txn: WriteTxn,
+    person: PersonId,
+    conversation: ConversationId,
+    agent: str | None,
+    turns: list[TurnId],
+) -> tuple[AgentConfig | None, str | None]:
+    """Inside the write, before anything is appended: the conversation still exists, is
+    not incognito and is still theirs (W4, W7); its agent still learns, with the settings
+    in force now (P5); and no other pass handled these turns meanwhile (W2). Returns the
+    agent's current configuration, or a reason to write nothing."""
     try:
         writable_conversation(txn, person, conversation)
-    except NotAllowed as refusal:
-        return str(refusal)
+    except (NotAllowed, NotFound) as refusal:
+        return None, str(refusal)
     config = agent_configs.get(txn.conn, agent) if agent else None
     if config is None or config.learning.mode is LearningMode.OFF:
-        return f"learning was turned off for agent {agent!r}; nothing was written."
-    return None
+        return None, f"learning was turned off for agent {agent!r}; nothing was written."
+    if set(turns) & projection.processed_turns(txn.conn, person, conversation):
+        return None, "another pass analysed these turns meanwhile; nothing was written."
+    return config, None
 
 
 def _events(
@@ -306,7 +324,7 @@ class LearningWorker:
     def __init__(self, store: Store, extractor: Extractor, host: HostPolicy = HostPolicy()):
         self.store, self.extractor, self.host = store, extractor, host
         self._queue: queue.Queue[PersonId | None] = queue.Queue()
-        self.reports: list[PassReport] = []
+        self.reports: deque[PassReport] = deque(maxlen=REPORTS_KEPT)
         self._thread = threading.Thread(target=self._loop, name="engram-learning", daemon=True)
         self._thread.start()
 
@@ -330,7 +348,7 @@ class LearningWorker:
             try:
                 if person is None:
                     return
-                self.reports += learn_person(self.store, person, self.extractor, self.host)
+                self.reports.extend(learn_person(self.store, person, self.extractor, self.host))
             except Exception:  # a failed pass must not stop learning for everyone else
                 log.exception("learning for %s failed; its turns stay pending", person)
             finally:

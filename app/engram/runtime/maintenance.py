@@ -13,6 +13,7 @@ from typing import Any
 from engram.engine import merge
 from engram.model.events import EventType, NewEvent
 from engram.model.ids import PersonId
+from engram.model.notes import PersonMemory
 from engram.runtime.extraction import person_lock
 from engram.store import journal, people, projection
 from engram.store.store import Store
@@ -25,19 +26,15 @@ def maintain_person(store: Store, person: PersonId, now: datetime | None = None)
     with person_lock(store, person), store.write() as txn:
         moment = now or store.now()
         memory = projection.load_memory(txn.conn, person)
-        wanted = merge.active_text_seqs(memory)
-        if memory.profile_seq is not None:
-            wanted.append(memory.profile_seq)
-        texts = journal.texts(store, txn.conn, person, wanted)
-        current = texts.get(memory.profile_seq) if memory.profile_seq is not None else None
-        plan = merge.plan(memory, texts, moment, current)
+        texts = journal.texts(store, txn.conn, person, merge.active_text_seqs(memory))
+        plan = merge.plan(memory, texts, moment, current_profile(txn.conn, memory))
         events = [NewEvent(EventType.RETIRED, ACTOR, {"note": note}) for note in plan.retire]
         events += [
             NewEvent(EventType.DUPLICATE_REMOVED, ACTOR, {"note": dup, "kept": kept})
             for dup, kept in plan.duplicates
         ]
         if plan.profile is not None:
-            events.append(NewEvent(EventType.PROFILE_REBUILT, ACTOR, {}, None, plan.profile))
+            events.append(NewEvent(EventType.PROFILE_REBUILT, ACTOR, plan.profile))
         if events:
             journal.append(store, txn, person, events)
     return {
@@ -46,6 +43,14 @@ def maintain_person(store: Store, person: PersonId, now: datetime | None = None)
         "duplicates_removed": [{"note": d, "kept": k} for d, k in plan.duplicates],
         "profile_rebuilt": plan.profile is not None,
     }
+
+
+def current_profile(conn: Any, memory: PersonMemory) -> dict[str, Any] | None:
+    """The note ids of the last profile rebuilt, or None if there has been none."""
+    if memory.profile_seq is None:
+        return None
+    event = journal.event_at(conn, memory.person, memory.profile_seq)
+    return dict(event.body) if event else None
 
 
 def maintain_all(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:

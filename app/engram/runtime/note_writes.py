@@ -6,6 +6,7 @@ the projection with the engine's fold in the same transaction.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -96,8 +97,12 @@ def suggestion(
     restates: NoteId | None = None,
     contradicts: NoteId | None = None,
 ) -> tuple[CandidateId, NewEvent]:
-    """A pending candidate (P5): the note it would become, for a person to decide on. Its
-    text is sealed like a note's, under its conversation's key too (C4)."""
+    """A pending candidate (P5): the note it would become, for a person to decide on.
+
+    Its text and its review flags (sensitive, hedged) are sealed together like a note's
+    text, under its conversation's key too (C4): the clear journal says only that a
+    candidate of some kind exists, not what it is about.
+    """
     candidate = new_candidate_id()
     body: dict[str, Any] = {
         "candidate": candidate,
@@ -105,8 +110,6 @@ def suggestion(
         "scope": draft.scope.value,
         "durability": draft.durability.value,
         "confidence_bp": check_confidence(draft.confidence_bp),
-        "sensitive": sensitive,
-        "ambiguous": ambiguous,
         "extractor": extractor,
     }
     if draft.topic:
@@ -119,8 +122,27 @@ def suggestion(
     if contradicts:
         body["contradicts"] = contradicts
     origin = cause.conversation if cause else None
-    text = check_text(draft.text)
-    return candidate, NewEvent(E.CANDIDATE_SUGGESTED, actor, body, cause, text, origin)
+    sealed = json.dumps(
+        {"text": check_text(draft.text), "sensitive": sensitive, "ambiguous": ambiguous}
+    )
+    return candidate, NewEvent(E.CANDIDATE_SUGGESTED, actor, body, cause, sealed, origin)
+
+
+@dataclass(frozen=True, slots=True)
+class Suggested:
+    """A candidate's sealed part, opened."""
+
+    text: str | None
+    sensitive: bool = False
+    ambiguous: bool = False
+
+
+def read_suggestion(payload: str | None) -> Suggested:
+    """Open what `suggestion` sealed (None when its text is gone: C4, C3)."""
+    if payload is None:
+        return Suggested(None)
+    data = json.loads(payload)
+    return Suggested(str(data["text"]), bool(data["sensitive"]), bool(data["ambiguous"]))
 
 
 def draft_of_suggestion(body: Mapping[str, Any], text: str) -> NoteDraft:

@@ -9,6 +9,7 @@ no more widen what learning does than the rule extractor can (W3, W8).
 from __future__ import annotations
 
 import json
+import logging
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from engram.model.errors import EngramError
 from engram.model.ids import NoteId, TurnId
 from engram.model.scope import Durability, Kind
 
+log = logging.getLogger(__name__)
 MAX_ANSWER_BYTES = 256 * 1024
 
 SYSTEM_PROMPT = """You extract durable notes about one person from a conversation.
@@ -67,12 +69,20 @@ class OpenAIExtractor:
         try:
             content = answer["choices"][0]["message"]["content"]
             notes = json.loads(content)["notes"]
-            return [_proposal(item) for item in notes]
+            if not isinstance(notes, list):
+                raise TypeError("'notes' is not a list")
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise ExtractorFailed(
                 f"The extractor at {self.base_url} answered in an unexpected shape ({error}); "
                 "nothing was learned and the turns stay pending."
             ) from None
+        proposals = []
+        for item in notes:  # one malformed note costs only itself
+            try:
+                proposals.append(_proposal(item))
+            except (KeyError, TypeError, ValueError) as error:
+                log.warning("the extractor proposed a malformed note (%s); it was skipped", error)
+        return proposals
 
     def _post(self, payload: dict[str, Any]) -> Any:
         headers = {"Content-Type": "application/json"}

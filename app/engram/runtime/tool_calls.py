@@ -62,6 +62,8 @@ def run_tool(
     """Parse the arguments (a JSON object), drop the ignored ones, run the call; any
     refusal comes back as {"error": one sentence}."""
     try:
+        if not isinstance(arguments, str | Mapping):
+            raise InvalidInput("Tool arguments must be a JSON object.")
         args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
         if not isinstance(args, dict):
             raise InvalidInput("Tool arguments must be a JSON object.")

@@ -75,6 +75,12 @@ def ensure_person(store: Store, txn: WriteTxn, person: PersonId, name: str | Non
     return True
 
 
+def lock(txn: WriteTxn, person: PersonId) -> None:
+    """Hold the person's journal for the rest of the write, before reading what the write
+    depends on (PostgreSQL; SQLite's writer already holds the whole database)."""
+    lock_chain(txn.conn, chain.journal_chain(person))
+
+
 def append(
     store: Store, txn: WriteTxn, person: PersonId, new_events: Sequence[NewEvent]
 ) -> list[Event]:
