@@ -77,3 +77,28 @@ def test_P6_a_reviewer_who_was_beaten_to_it_sees_a_conflict_not_an_overwrite(
     panel.status.setCurrentIndex(panel.status.findData("approved"))
     qtbot.waitUntil(lambda: [c["id"] for c in panel.rows] == [seen["id"]])
     assert panel.rows[0]["revision"] == 2 and panel.apply_button.isEnabled()
+
+
+def test_W1_learn_from_new_turns_from_the_person_menu(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    other = Store.open(str(demo_path), passphrase=PASSPHRASE)  # a turn arrives meanwhile
+    try:
+        from engram.runtime.conversations import append_turn, conversations_of
+
+        coached = [c for c in conversations_of(other, PersonId("maya")) if c.agent == "coach"]
+        text = "I work at the Grenoble alpine garden."
+        append_turn(other, coached[0].id, role="user", author="maya", text=text)
+    finally:
+        other.close()
+    unlock(qtbot, inspector, demo_path)
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT) as got:
+        inspector.window.learn_action.trigger()
+    assert "1 candidate(s) to review" in got.args[0]
+    wait_idle(qtbot, inspector)
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT) as again:
+        inspector.window.learn_action.trigger()
+    assert again.args[0].startswith("Nothing to learn")
+    show_tab(qtbot, inspector, inspector.window.candidates)
+    texts = [c["text"] for c in inspector.window.candidates.rows]
+    assert "Works at the Grenoble alpine garden." in texts

@@ -21,6 +21,7 @@ from engram.control import notes as memory_control
 from engram.control.persons import PersonSummary, list_persons
 from engram.control.session import PersonSession
 from engram.engine.history_search import NO_MATCH_HINT
+from engram.engine.rule_extractor import RuleExtractor
 from engram.gui.dialogs import Prompts
 from engram.gui.idle_lock import DEFAULT_MINUTES, IdleLock
 from engram.gui.main_window import MainWindow
@@ -33,7 +34,7 @@ from engram.model.notes import Note, NoteFilter, NoteStatus
 from engram.model.scope import Audience, AudienceKind, Kind, Scope
 from engram.runtime import context as turn_context
 from engram.runtime import conversations as runtime_conversations
-from engram.runtime import history
+from engram.runtime import extraction, history
 from engram.runtime.person_search import PersonIndex
 from engram.store.store import Store
 
@@ -119,6 +120,7 @@ class InspectorController(QObject):
         w.delete_action.triggered.connect(self.delete_selected)
         w.erase_action.triggered.connect(self.erase_person)
         w.verify_action.triggered.connect(self.verify)
+        w.learn_action.triggered.connect(self.learn_now)
         w.refresh_action.triggered.connect(self.refresh_all)
         w.delete_conversation_action.triggered.connect(self._delete_current_conversation)
         w.find_action.triggered.connect(self._focus_search)
@@ -613,6 +615,33 @@ class InspectorController(QObject):
             self.changed.emit(what)
 
         self._run(lambda _: fn(session), done, failed)
+
+    def learn_now(self) -> None:
+        """Run the offline rule extractor over the person's turns not analysed yet; what it
+        finds lands as notes or candidates exactly as the runtime's learning would."""
+        store, session = self.store, self.session
+        if store is None or session is None:
+            return
+
+        def done(reports: list[extraction.PassReport]) -> None:
+            applied = sum(len(r.applied) for r in reports)
+            suggested = sum(len(r.suggested) for r in reports)
+            failed = [r.error for r in reports if r.error]
+            if not reports:
+                message = "Nothing to learn: no new turns where learning is on for its agent."
+            else:
+                message = (
+                    f"Learned from {sum(len(r.turns) for r in reports)} turn(s): "
+                    f"{applied} note(s) written, {suggested} candidate(s) to review."
+                )
+            if failed:
+                message += f" {len(failed)} pass(es) failed: {failed[0]}"
+            self.w.statusBar().showMessage(message, 10_000)
+            self.refresh_all()
+            self.changed.emit(message)
+
+        person = session.person
+        self._run(lambda _: extraction.learn_person(store, person, RuleExtractor()), done)
 
     def approve_candidate(self, candidate_id: str, revision: int, apply_now: bool) -> None:
         """Approve the revision on screen (and apply it right away if asked)."""

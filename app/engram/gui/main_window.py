@@ -192,6 +192,7 @@ class MainWindow(QMainWindow):
         self.delete_conversation_action = self._action("Delete &conversation…", "Ctrl+Shift+D")
         self.erase_action = self._action("E&rase person…", "Ctrl+Shift+Del")
         self.verify_action = self._action("&Verify integrity", "Ctrl+I")
+        self.learn_action = self._action("&Learn from new turns", "Ctrl+Shift+L")
         self.find_action = self._action("&Find in notes", QKeySequence.StandardKey.Find)
         self.time_travel_action = self._action("&Time travel", "Ctrl+T")
         self.refresh_action = self._action("&Refresh", QKeySequence.StandardKey.Refresh)
@@ -203,7 +204,13 @@ class MainWindow(QMainWindow):
             ("&Note", [self.edit_action, self.scope_action, self.delete_action]),
             (
                 "&Person",
-                [self.delete_conversation_action, self.erase_action, None, self.verify_action],
+                [
+                    self.delete_conversation_action,
+                    self.erase_action,
+                    None,
+                    self.learn_action,
+                    self.verify_action,
+                ],
             ),
             ("&View", [self.find_action, self.time_travel_action, self.refresh_action]),
         )

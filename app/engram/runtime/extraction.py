@@ -34,7 +34,7 @@ from engram.engine.extraction import (
     policy_safe,
 )
 from engram.model.agents import AgentConfig, LearningMode
-from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, TurnStatus
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
 from engram.model.errors import Conflict, EngramError, NotAllowed, NotFound
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
@@ -95,13 +95,24 @@ def person_lock(store: Store, person: PersonId) -> threading.Lock:
         return _locks.setdefault((store.info.id, person), threading.Lock())
 
 
-def pending(store: Store, person: PersonId, host: HostPolicy = HostPolicy()) -> list[_Work]:
-    """The person's conversations with committed turns that learning may still analyse."""
+def pending(
+    store: Store,
+    person: PersonId,
+    host: HostPolicy = HostPolicy(),
+    conversation: ConversationId | None = None,
+) -> list[_Work]:
+    """The person's conversations (or just one) with committed turns that learning may
+    still analyse."""
     if not host.learning:
         return []
     work: list[_Work] = []
     with store.read() as conn:
-        for info in conversation_log.for_person(conn, person):
+        if conversation is None:
+            infos = conversation_log.for_person(conn, person)
+        else:
+            one = conversation_log.get(conn, conversation)
+            infos = [one] if one is not None and person in one.participants else []
+        for info in infos:
             if info.incognito:
                 continue  # W7
             config = (agent_configs.get(conn, info.agent) if info.agent else None) or AgentConfig(
@@ -109,14 +120,8 @@ def pending(store: Store, person: PersonId, host: HostPolicy = HostPolicy()) -> 
             )
             if not config.learns_on(info.surface):
                 continue  # P4: off, or a task, schedule or surface the agent does not learn on
-            done = projection.processed_turns(conn, person, info.id)
-            turns = [
-                e
-                for e in conversation_log.entries(conn, info.id)
-                if e.kind in _TURN_KINDS
-                and e.status == TurnStatus.COMMITTED.value  # P4: failed, cancelled, awaiting
-                and e.ref not in done
-            ]
+            # P4: only committed turns (not failed, cancelled or awaiting the user); W2: once
+            turns = conversation_log.unprocessed_turns(conn, info.id, person)
             if turns:
                 work.append(_Work(info, config, turns))
     return work
@@ -127,12 +132,14 @@ def learn_person(
     person: PersonId,
     extractor: Extractor,
     host: HostPolicy = HostPolicy(),
+    conversation: ConversationId | None = None,
 ) -> list[PassReport]:
-    """Run every pending pass for one person, one after another (W5). A pass that fails
-    (an extractor down, a conversation gone) is reported and the others still run."""
+    """Run every pending pass for one person (in one conversation, if given), one after
+    another (W5). A pass that fails (an extractor down, a conversation gone) is reported
+    and the others still run."""
     reports: list[PassReport] = []
     with person_lock(store, person):
-        for work in pending(store, person, host):
+        for work in pending(store, person, host, conversation):
             for chunk in _chunks(work.turns, MAX_TURNS):
                 try:
                     reports.append(_run(store, person, work, chunk, extractor))
@@ -323,7 +330,7 @@ class LearningWorker:
 
     def __init__(self, store: Store, extractor: Extractor, host: HostPolicy = HostPolicy()):
         self.store, self.extractor, self.host = store, extractor, host
-        self._queue: queue.Queue[PersonId | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[PersonId, ConversationId] | None] = queue.Queue()
         self.reports: deque[PassReport] = deque(maxlen=REPORTS_KEPT)
         self._thread = threading.Thread(target=self._loop, name="engram-learning", daemon=True)
         self._thread.start()
@@ -331,7 +338,7 @@ class LearningWorker:
     def after_turn(self, info: ConversationInfo) -> None:
         """Queue learning for the conversation's participants; returns at once."""
         for person in info.participants:
-            self._queue.put(person)
+            self._queue.put((person, info.id))
 
     def drain(self) -> None:
         """Wait until everything queued so far has been learned (for tests and shutdown)."""
@@ -344,12 +351,15 @@ class LearningWorker:
 
     def _loop(self) -> None:
         while True:
-            person = self._queue.get()
+            job = self._queue.get()
             try:
-                if person is None:
+                if job is None:
                     return
-                self.reports.extend(learn_person(self.store, person, self.extractor, self.host))
+                person, conversation = job
+                self.reports.extend(
+                    learn_person(self.store, person, self.extractor, self.host, conversation)
+                )
             except Exception:  # a failed pass must not stop learning for everyone else
-                log.exception("learning for %s failed; its turns stay pending", person)
+                log.exception("learning failed; its turns stay pending")
             finally:
                 self._queue.task_done()

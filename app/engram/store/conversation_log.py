@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, func, insert, select
 
 from engram.model.clock import from_micros
-from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
 from engram.model.errors import CorruptStore
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
 from engram.store import chain, crypto, schema
@@ -206,6 +206,26 @@ def entries(conn: Connection, conversation: ConversationId, after: int = 0) -> l
     """The log in order: all of it, or only the entries after sequence number `after`."""
     rows = conn.execute(
         select(L).where(L.c.conversation == conversation, L.c.seq > after).order_by(L.c.seq)
+    )
+    return [_entry(row) for row in rows]
+
+
+def unprocessed_turns(
+    conn: Connection, conversation: ConversationId, person: PersonId
+) -> list[LogEntry]:
+    """Committed user and assistant turns extraction has not handled yet for `person`
+    (W2, P4), in order — the database skips the handled ones."""
+    P = schema.processed_turns
+    done = select(P.c.turn).where(P.c.person == person, P.c.conversation == conversation)
+    rows = conn.execute(
+        select(L)
+        .where(
+            L.c.conversation == conversation,
+            L.c.entry.in_([EntryKind.USER.value, EntryKind.ASSISTANT.value]),
+            L.c.status == TurnStatus.COMMITTED.value,
+            L.c.ref.not_in(done),
+        )
+        .order_by(L.c.seq)
     )
     return [_entry(row) for row in rows]
 
