@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engram.model.ids import PersonId
+from engram.model.ids import PersonId, person_id
 from engram.model.notes import NoteFilter
-from engram.store import conversation_log, people, projection
+from engram.store import conversation_log, journal, people, projection
 from engram.store.store import Store
 
 
@@ -42,3 +42,11 @@ def list_persons(store: Store) -> list[PersonSummary]:
             )
             for person in people.all_ids(conn)
         ]
+
+
+def ensure_person(store: Store, person: str) -> PersonId:
+    """The person, created first if the store does not hold them (an app's new user)."""
+    resolved = person_id(person)
+    with store.write() as txn:
+        journal.ensure_person(store, txn, resolved)
+    return resolved

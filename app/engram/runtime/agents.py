@@ -6,6 +6,7 @@ from typing import Any
 
 from engram.model.agents import AgentConfig, check_agent_name
 from engram.model.clock import from_micros
+from engram.model.errors import NotFound
 from engram.store import agent_configs
 from engram.store.store import Store
 
@@ -40,3 +41,13 @@ def list_agents(store: Store) -> list[dict[str, Any]]:
         }
         for config, at, by in rows
     ]
+
+
+def require_agent(store: Store, name: str) -> AgentConfig:
+    """A configured agent's settings; NotFound for a name never configured."""
+    check_agent_name(name)
+    with store.read() as conn:
+        config = agent_configs.get(conn, name)
+    if config is None:
+        raise NotFound(f"There is no configured agent {name!r}; set it with 'engram agents set'.")
+    return config

@@ -125,17 +125,19 @@ def preview_recall(
     return recall(read.notes, read.digest, read.audience, readable=read.readable, limit=count)
 
 
-def record_use(store: Store, attribution: Attribution, notes: list[str], via: str) -> None:
+def record_use(
+    store: Store, person: PersonId, notes: Sequence[str], via: str, cause: Cause | None
+) -> None:
+    """The usage audit: these notes went into a turn or a tool's answer, in this order."""
     if not notes:
         return
-    event = NewEvent(
-        E.ITEM_USED,
-        "runtime",
-        {"notes": notes, "via": via},
-        Cause(attribution.conversation, attribution.turn),
-    )
+    event = NewEvent(E.ITEM_USED, "runtime", {"notes": list(notes), "via": via}, cause)
     with store.write() as txn:
-        journal.append(store, txn, attribution.person, [event])
+        journal.append(store, txn, person, [event])
+
+
+def _cause(attribution: Attribution) -> Cause:
+    return Cause(attribution.conversation, attribution.turn)
 
 
 def assemble_turn(
@@ -144,7 +146,8 @@ def assemble_turn(
     """The system block for a turn (A1-A9). A real turn records usage; a preview does not."""
     block = preview_block(store, attribution.person, audience_for_turn(store, attribution))
     if record_usage:
-        record_use(store, attribution, [p.note for p in block.placed], "assembly")
+        placed = [p.note for p in block.placed]
+        record_use(store, attribution.person, placed, "assembly", _cause(attribution))
     return block
 
 
@@ -159,5 +162,6 @@ def recall_turn(
     audience = audience_for_turn(store, attribution)
     result = preview_recall(store, attribution.person, audience, limit)
     if record_usage:
-        record_use(store, attribution, [t.note.id for t in result.notes], "recall")
+        used = [t.note.id for t in result.notes]
+        record_use(store, attribution.person, used, "recall", _cause(attribution))
     return result

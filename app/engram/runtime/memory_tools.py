@@ -24,9 +24,9 @@ from engram.engine.scope import eligible_scopes
 from engram.model.agents import AgentConfig
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
 from engram.model.events import Cause, EventType, NewEvent
-from engram.model.ids import NoteId
+from engram.model.ids import NoteId, PersonId
 from engram.model.notes import Note
-from engram.model.scope import Kind, Scope, parse_enum
+from engram.model.scope import Audience, Kind, Scope, parse_enum
 from engram.runtime.context import (
     Attribution,
     audience_for_turn,
@@ -115,23 +115,35 @@ def dispatch(
 
 
 def search(store: Store, attribution: Attribution, query: str, limit: int | None) -> dict[str, Any]:
-    """Visible notes sharing words with the query: most words first, then ranking."""
+    """memory_search: what this conversation's audience may see, sharing words with the
+    query; each item returned is recorded as used."""
+    audience = audience_for_turn(store, attribution)
+    answer = find_items(store, attribution.person, audience, query, limit)
+    used = [i["item_id"] for i in answer["items"]]
+    cause = Cause(attribution.conversation, attribution.turn)
+    record_use(store, attribution.person, used, "search", cause)
+    return answer
+
+
+def find_items(
+    store: Store, person: PersonId, audience: Audience, query: str, limit: int | None
+) -> dict[str, Any]:
+    """Notes `audience` may receive (S1-S3) sharing words with the query: most words
+    first, then ranking; 5 by default, 25 at most."""
     wanted = terms(query)
     if not wanted:
         raise InvalidInput("Give some words to look for.")
-    read = read_scoped(
-        store, attribution.person, audience_for_turn(store, attribution), ((None, SEARCH_POOL),)
-    )
+    read = read_scoped(store, person, audience, ((None, SEARCH_POOL),))
     if not read.readable:
         return {"items": [], "error": "memory could not be read just now; go on without it"}
     scored = [(len(wanted & terms(item.text)), rank, item) for rank, item in enumerate(read.notes)]
     best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))[: clamp(limit)]
-    items = [
-        {"item_id": item.note.id, "kind": item.note.kind.value, "text": item.text}
-        for _, _, item in best
-    ]
-    record_use(store, attribution, [i["item_id"] for i in items], "search")
-    return {"items": items}
+    return {
+        "items": [
+            {"item_id": item.note.id, "kind": item.note.kind.value, "text": item.text}
+            for _, _, item in best
+        ]
+    }
 
 
 def propose(

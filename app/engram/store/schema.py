@@ -283,3 +283,15 @@ agents = Table(
     Column("updated_at", BigInteger, nullable=False),
     Column("updated_by", String(120), nullable=False),
 )
+
+# Project API keys for the HTTP face: only a keyed hash of each key is kept.
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("key_hash", String(128), nullable=False, unique=True),
+    Column("label", String(120), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("created_by", String(120), nullable=False),
+    Column("revoked_at", BigInteger, nullable=True),
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -114,7 +115,7 @@ class Store:
         self._keys: dict[str, bytes] = {}
         # Keys created by the open write transaction: cached only once it commits, so a
         # rolled-back key never outlives the row that was never written.
-        self._fresh: dict[str, bytes] = {}
+        self._local = threading.local()
         self.checkpoint = CheckpointFile(checkpoint_path(url, info.id), info.id, info.verify_key)
         self._last_micros = 0
         # Plaintext-derived data the layers above keep for speed (decrypted logs, search
@@ -244,6 +245,15 @@ class Store:
                 "remembered; keep using the passphrase."
             )
         self.keyring.set(self.info.id, self._kek)
+
+    @property
+    def _fresh(self) -> dict[str, bytes]:
+        """Keys created by this thread's open write (threads write through one store: the
+        HTTP face, a learning worker), so one thread's commit never promotes another's."""
+        fresh: dict[str, bytes] | None = getattr(self._local, "fresh", None)
+        if fresh is None:
+            fresh = self._local.fresh = {}
+        return fresh
 
     # ---- time -----------------------------------------------------------------------
 

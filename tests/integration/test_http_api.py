@@ -1,0 +1,167 @@
+"""The HTTP face over a real socket: keys, the trusted person header, items with cursor
+pagination, search, usage, patch, delete, candidates with revisions (C1, P3, P6)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engram.api.server import make_server
+from engram.engine.rule_extractor import RuleExtractor
+from engram.model.ids import PersonId
+from engram.runtime import api_keys, extraction
+from engram.runtime.agents import set_agent
+from engram.runtime.conversations import append_turn, start_conversation
+from engram.store.store import Store
+from tests.conftest import PASSPHRASE
+
+
+class Client:
+    def __init__(self, base: str, key: str) -> None:
+        self.base, self.key = base, key
+
+    def __call__(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        person: str | None = "ana",
+        key: str | None = None,
+    ) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        chosen = self.key if key is None else key
+        if chosen:
+            headers["Authorization"] = f"Bearer {chosen}"
+        if person is not None:
+            headers["X-Engram-External-User-Id"] = person
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+
+@pytest.fixture
+def api(store: Store) -> Iterator[Client]:
+    set_agent(store, "helper", {"memory": {"learning": {"mode": "suggest"}}}, "ops")
+    _, key = api_keys.create_key(store, "backend", "ops")
+    server = make_server(store, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield Client(f"http://127.0.0.1:{server.server_address[1]}", key)
+    server.shutdown()
+    server.server_close()
+
+
+ITEMS = "/v1/memory/agents/helper/memory/items"
+
+
+def test_keys_and_the_trusted_person_header_are_required(api: Client, store: Store) -> None:
+    assert api("GET", "/v1/health", key="") == (200, {"ok": True})
+    status, body = api("GET", ITEMS, key="")
+    assert status == 401 and "API key" in body["error"]
+    assert api("GET", ITEMS, key="ek_forged")[0] == 401
+    status, body = api("GET", ITEMS, person=None)
+    assert status == 400 and "X-Engram-External-User-Id" in body["error"]
+    status, body = api("POST", ITEMS, {"text": "x", "kind": "fact", "person": "ben"})
+    assert status == 400 and "never from the body" in body["error"]
+    assert api("GET", "/v1/memory/agents/nobody/memory/items")[0] == 404
+    (record,) = api_keys.list_keys(store)
+    api_keys.revoke_key(store, record["id"])
+    assert api("GET", ITEMS)[0] == 401  # revoked at once
+
+
+def test_C1_items_belong_to_the_header_person_only(api: Client) -> None:
+    status, made = api("POST", ITEMS, {"text": "Lives in Porto.", "kind": "fact"})
+    assert status == 201 and made["text"] == "Lives in Porto." and made["actor"] == "api:backend"
+    api("POST", ITEMS, {"text": "Lives in Faro.", "kind": "fact"}, person="ben")
+    status, listed = api("GET", ITEMS)
+    assert [i["text"] for i in listed["items"]] == ["Lives in Porto."]
+    assert api("GET", f"{ITEMS}/{made['id']}", person="ben")[0] == 404
+
+
+def test_cursor_pagination_walks_every_item_once(api: Client) -> None:
+    for i in range(7):
+        api("POST", ITEMS, {"text": f"Note {i}.", "kind": "fact"})
+    seen: list[str] = []
+    cursor = ""
+    while True:
+        status, page = api("GET", f"{ITEMS}?limit=3" + (f"&cursor={cursor}" if cursor else ""))
+        assert status == 200 and page["total"] == 7
+        seen += [i["text"] for i in page["items"]]
+        if page["next_cursor"] is None:
+            break
+        cursor = page["next_cursor"]
+    assert seen == [f"Note {i}." for i in range(7)]
+    assert api("GET", f"{ITEMS}?cursor=bogus")[0] == 400
+
+
+def test_search_usage_patch_delete(api: Client) -> None:
+    _, made = api("POST", ITEMS, {"text": "Likes green tea.", "kind": "preference"})
+    status, found = api("POST", "/v1/memory/agents/helper/memory/search", {"query": "tea"})
+    assert status == 200 and [i["item_id"] for i in found["items"]] == [made["id"]]
+    status, patched = api("PATCH", f"{ITEMS}/{made['id']}", {"text": "Likes black tea."})
+    assert status == 200 and patched["text"] == "Likes black tea." and patched["id"] != made["id"]
+    status, usage = api("GET", f"{ITEMS}/{patched['id']}/usage")
+    assert status == 200 and usage == {"usage": []}
+    assert api("DELETE", f"{ITEMS}/{patched['id']}", {"reason": "asked"})[0] == 200
+    assert api("GET", ITEMS)[1]["items"] == []
+    assert len(api("GET", f"{ITEMS}?status=all")[1]["items"]) == 2
+    assert api("DELETE", f"{ITEMS}/{patched['id']}")[0] == 403  # already closed
+
+
+def test_P6_candidate_decisions_over_http_with_revisions(api: Client, store: Store) -> None:
+    ana = PersonId("ana")
+    info = start_conversation(store, [ana], agent="helper")
+    append_turn(store, info.id, role="user", author=ana, text="I live in Porto.")
+    extraction.learn_all(store, RuleExtractor())
+    base = "/v1/memory/agents/helper/memory/candidates"
+    status, listed = api("GET", f"{base}?status=pending")
+    (candidate,) = listed["candidates"]
+    decision = {"decision": "approve", "revision": 1, "apply": True}
+    status, done = api("POST", f"{base}/{candidate['id']}/decision", decision)
+    assert status == 200 and done["status"] == "applied"
+    status, stale = api("POST", f"{base}/{candidate['id']}/decision", decision)
+    assert status == 409 and "revision" in stale["error"]
+    assert [i["text"] for i in api("GET", ITEMS)[1]["items"]] == ["Lives in Porto."]
+    assert (
+        api("POST", f"{base}/{candidate['id']}/decision", {"decision": "maybe", "revision": 3})[0]
+        == 400
+    )
+
+
+def test_engram_serve_and_keys_from_the_command_line(cli: Any, store_path: Any) -> None:
+    assert cli("init").code == 0
+    made = cli("keys", "create", "--label", "backend", "--json").json()
+    assert made["key"].startswith("ek_")
+    listed = cli("keys", "list", "--json").json()
+    assert [k["label"] for k in listed] == ["backend"] and "key" not in listed[0]
+    env = {**os.environ, "TEST_PASSPHRASE": PASSPHRASE}
+    env.pop("PYTHONUNBUFFERED", None)  # the port line must arrive without it
+    command = [sys.executable, "-m", "engram", "--store", str(store_path)]
+    command += ["--passphrase-env", "TEST_PASSPHRASE", "serve", "--port", "0"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = re.search(r"http://[^ ]+/v1", line)
+        assert url, line
+        with urllib.request.urlopen(url.group(0) + "/health", timeout=10) as response:
+            assert json.loads(response.read()) == {"ok": True}
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert cli("keys", "revoke", made["id"]).code == 0
+    assert cli("keys", "revoke", made["id"]).code == 1  # already revoked
