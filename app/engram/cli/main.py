@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     conversation_cmds.register(commands)
     learning_cmds.register(commands)
     serve_cmds.register(commands)
+    serve_cmds.register_mcp(commands)
     return parser
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
+from engram.model.errors import InvalidInput
 from engram.runtime import api_keys
 
 
@@ -86,4 +88,32 @@ def cmd_keys_revoke(ctx: CommandContext) -> int:
         emit_json({"id": ctx.args.id, "revoked": True})
     else:
         emit_line(f"Key {ctx.args.id} revoked.")
+    return 0
+
+
+def register_mcp(commands: Any) -> None:
+    """Add `mcp`."""
+    p = commands.add_parser("mcp", help="the agent's tools over stdio for an MCP client")
+    p.add_argument("--person", default=os.environ.get("ENGRAM_PERSON"))
+    p.add_argument("--conversation", default=os.environ.get("ENGRAM_CONVERSATION"))
+    p.add_argument("--agent", help="whose memory settings apply (default: the conversation's)")
+    p.add_argument(
+        "--allow-tools",
+        metavar="NAMES",
+        help="the host's ceiling for memory tools, comma-separated (default: all four)",
+    )
+    p.set_defaults(handler=cmd_mcp)
+
+
+def cmd_mcp(ctx: CommandContext) -> int:
+    from engram.mcp.server import bind, serve  # the MCP face loads only here
+
+    if not ctx.args.person or not ctx.args.conversation:
+        raise InvalidInput(
+            "engram mcp serves one conversation: give --person and --conversation (or "
+            "ENGRAM_PERSON and ENGRAM_CONVERSATION) from the host, never from the model."
+        )
+    allowed = ctx.args.allow_tools.split(",") if ctx.args.allow_tools else None
+    bound = bind(ctx.store(), ctx.args.person, ctx.args.conversation, ctx.args.agent, allowed)
+    serve(bound, sys.stdin, sys.stdout)
     return 0

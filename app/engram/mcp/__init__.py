@@ -1,0 +1,1 @@
+"""The MCP face (`engram mcp`): the agent's tools over stdio."""
