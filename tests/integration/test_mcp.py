@@ -21,14 +21,15 @@ from tests.conftest import PASSPHRASE
 ANA = PersonId("ana")
 
 
-def _session(store_path: Path, *args: str, messages: list[dict[str, Any]]) -> list[Any]:
+def _session(store_path: Path, *args: str, messages: list[Any]) -> list[Any]:
     env = {**os.environ, "TEST_PASSPHRASE": PASSPHRASE}
     command = [sys.executable, "-m", "engram", "--store", str(store_path)]
     command += ["--passphrase-env", "TEST_PASSPHRASE", "mcp", *args]
-    lines = "".join(json.dumps(m) + "\n" for m in messages) + "this is not json\n"
-    done = subprocess.run(command, input=lines, capture_output=True, text=True, env=env, timeout=60)
+    lines = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
+    lines += b"this is not json\n" + b"[" * 30_000 + b"\n" + b'{"bad": "\xff\xfe"}\n'
+    done = subprocess.run(command, input=lines, capture_output=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
 
 
 def _call(ident: int, name: str, **arguments: Any) -> dict[str, Any]:
@@ -68,8 +69,18 @@ def test_an_mcp_client_gets_the_tools_of_its_own_conversation(
             _call(5, "memory_remember", text="Has a cello lesson on Fridays.", kind="fact"),
             _call(6, "memory_forget", item_id="n_nope"),
             {"jsonrpc": "2.0", "id": 7, "method": "resources/list"},
+            {"jsonrpc": "2.0", "id": None, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 8, "result": {}},  # a response from the client
+            {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": [1]},
+            [  # a batch: answered as one array, the notification in it left unanswered
+                {"jsonrpc": "2.0", "id": 10, "method": "ping"},
+                {"jsonrpc": "2.0", "method": "notifications/progress"},
+            ],
         ],
     )
+    batch = next(r for r in replies if isinstance(r, list))
+    assert batch == [{"jsonrpc": "2.0", "id": 10, "result": {}}]
+    replies = [r for r in replies if isinstance(r, dict)]
     by_id = {r.get("id"): r for r in replies}
     assert by_id[1]["result"]["protocolVersion"] == "2025-03-26"
     names = [t["name"] for t in by_id[2]["result"]["tools"]]
@@ -82,9 +93,13 @@ def test_an_mcp_client_gets_the_tools_of_its_own_conversation(
     assert [n["text"] for n in recalled["notes"]] == ["Plays the cello."]
     remembered = by_id[5]["result"]["structuredContent"]
     assert remembered["status"] == "pending"  # W6: a person approves it first
-    assert by_id[6]["result"]["isError"] is True
+    assert by_id[6]["error"]["code"] == -32602  # not offered, so not callable
     assert by_id[7]["error"]["code"] == -32601
-    assert by_id[None]["error"]["code"] == -32700  # the line that was not JSON
+    assert 8 not in by_id  # responses are never answered
+    assert by_id[9]["error"]["code"] == -32602
+    unnumbered = [r["error"]["code"] for r in replies if r.get("id") is None]
+    # a null id, the line that was not JSON, the nesting, the bytes that were not UTF-8
+    assert unnumbered == [-32600, -32700, -32700, -32600]
 
 
 def test_mcp_needs_its_attribution_from_the_host(store: Store, store_path: Path) -> None:

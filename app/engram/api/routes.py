@@ -25,7 +25,7 @@ import binascii
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,7 @@ from engram.control import candidates, persons
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
+from engram.model.agents import AgentConfig
 from engram.model.errors import (
     Conflict,
     EngramError,
@@ -52,8 +53,8 @@ PERSON_HEADER = "X-Engram-External-User-Id"
 MAX_BODY_BYTES = 64 * 1024
 PAGE = 50
 MAX_PAGE = 100
+MAX_OFFSET = 10**9
 _PREFIX = re.compile(r"^/v1/memory/agents/(?P<agent>[^/]+)/memory(?P<rest>/.*)$")
-_UNTRUSTED = frozenset({"person", "person_id", "user", "user_id", "external_user_id"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,7 @@ class Call:
     """One authenticated request, bound to its person and agent."""
 
     session: PersonSession
-    agent: str
+    agent: AgentConfig
     query: Mapping[str, str]
     body: dict[str, Any]
 
@@ -139,36 +140,40 @@ class MemoryApi:
         matched = _PREFIX.match(path)
         if matched is None:
             raise NotFound(f"There is no {path}.")
-        key = self._key(headers)
+        actor = self._key(headers)
         rest, agent = matched["rest"], matched["agent"]
-        for verb, pattern, route, status in self._routes:
-            found = pattern.match(rest)
-            if found is None:
-                continue
-            if verb != method:
-                continue
-            agents.require_agent(self.store, agent)
-            call = Call(self._session(headers, method, key), agent, query, _json(body))
-            return Response(status, route(call, found.groupdict().get("id") or ""))
-        raise NotFound(f"There is no {method} {path}.")
+        known = [(v, m, r, s) for v, p, r, s in self._routes if (m := p.match(rest)) is not None]
+        if not known:
+            raise NotFound(f"There is no {path}.")
+        chosen = next(((m, r, s) for v, m, r, s in known if v == method), None)
+        if chosen is None:
+            allowed = ", ".join(v for v, _, _, _ in known)
+            return Response(405, {"error": f"{path} answers {allowed}, not {method}."})
+        found, route, status = chosen
+        config = agents.require_agent(self.store, agent)
+        person, data = self._person(headers), _json(body)
+        if route == self._create:  # a new user of the application may write a first note
+            _check_create(data, config.tools.writable_kinds)
+            persons.ensure_person(self.store, person)
+        call = Call(PersonSession.open(self.store, person, actor), config, query, data)
+        return Response(status, route(call, found.groupdict().get("id") or ""))
 
     def _key(self, headers: Mapping[str, str]) -> str:
         auth = _header(headers, "Authorization") or ""
         scheme, _, token = auth.partition(" ")
-        record = api_keys.check_key(self.store, token.strip()) if scheme == "Bearer" else None
+        bearer = scheme.lower() == "bearer"
+        record = api_keys.check_key(self.store, token.strip()) if bearer else None
         if record is None:
             raise Unauthorized("Send a valid project API key as 'Authorization: Bearer …'.")
-        return f"api:{record.label}"
+        return f"api:{record.id}"  # the key's id: unique, short; its label is in `keys list`
 
-    def _session(self, headers: Mapping[str, str], method: str, actor: str) -> PersonSession:
+    def _person(self, headers: Mapping[str, str]) -> str:
         person = _header(headers, PERSON_HEADER)
         if not person:
             raise InvalidInput(
                 f"Say whose memory this is in the {PERSON_HEADER} header, from trusted server code."
             )
-        if method == "POST":  # a new user of the application may be writing their first note
-            persons.ensure_person(self.store, person)
-        return PersonSession.open(self.store, person, actor)
+        return person
 
     # ---- items ---------------------------------------------------------------------------
 
@@ -198,12 +203,12 @@ class MemoryApi:
             call.session,
             _text(body, "text"),
             parse_enum(Kind, _text(body, "kind"), "kind"),
-            parse_enum(Scope, str(body.get("scope", Scope.DIRECT.value)), "scope"),
+            parse_enum(Scope, _text(body, "scope", Scope.DIRECT.value), "scope"),
             durability=parse_enum(
-                Durability, str(body.get("durability", Durability.LASTING.value)), "durability"
+                Durability, _text(body, "durability", Durability.LASTING.value), "durability"
             ),
         )
-        return _item(call, note)
+        return memory_control.show_note(call.session, note)
 
     def _search(self, call: Call, _id: str) -> Any:
         limit = call.body.get("limit")
@@ -221,18 +226,13 @@ class MemoryApi:
         return {"usage": memory_control.show_note(call.session, note_id).get("usage", [])}
 
     def _patch(self, call: Call, note_id: str) -> Any:
-        text, scope = call.body.get("text"), call.body.get("scope")
-        if text is None and scope is None:
+        body = call.body
+        if "text" not in body and "scope" not in body:
             raise InvalidInput("Send text, scope or both.")
-        if text is not None and not isinstance(text, str):
-            raise InvalidInput("text must be a string.")
-        new_id = memory_control.edit_note(
-            call.session,
-            note_id,
-            text=text,
-            scope=parse_enum(Scope, str(scope), "scope") if scope is not None else None,
-        )
-        return _item(call, new_id)
+        text = _text(body, "text") if "text" in body else None
+        scope = parse_enum(Scope, _text(body, "scope"), "scope") if "scope" in body else None
+        new_id = memory_control.edit_note(call.session, note_id, text=text, scope=scope)
+        return memory_control.show_note(call.session, new_id)
 
     def _delete(self, call: Call, note_id: str) -> Any:
         reason = call.body.get("reason")
@@ -253,21 +253,24 @@ class MemoryApi:
             raise InvalidInput("Send the revision you reviewed (a whole number).")
         decision = body.get("decision")
         if decision == "approve":
-            return candidates.approve(
-                call.session, candidate_id, revision, apply_now=bool(body.get("apply"))
-            )
+            apply_now = body.get("apply", False)
+            if not isinstance(apply_now, bool):
+                raise InvalidInput("apply must be true or false.")
+            return candidates.approve(call.session, candidate_id, revision, apply_now=apply_now)
         if decision == "reject":
-            return candidates.reject(
-                call.session, candidate_id, revision, str(body.get("reason") or "")
-            )
+            return candidates.reject(call.session, candidate_id, revision, _text(body, "reason"))
         raise InvalidInput("decision is approve or reject.")
 
     def _apply(self, call: Call, candidate_id: str) -> Any:
         return candidates.apply(call.session, candidate_id)
 
 
-def _item(call: Call, note_id: str) -> Any:
-    return memory_control.show_note(call.session, note_id)
+def _check_create(body: Mapping[str, Any], writable: Collection[Kind]) -> None:
+    """Refuse a create before anyone is created for it: the agent writes only its kinds."""
+    kind = parse_enum(Kind, _text(body, "kind"), "kind")
+    if kind not in writable:
+        raise NotAllowed(f"This agent may not write {kind.value} notes.")
+    _text(body, "text")
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:
@@ -282,19 +285,19 @@ def _json(body: bytes) -> dict[str, Any]:
         raise InvalidInput(f"The request body may hold at most {MAX_BODY_BYTES // 1024} KiB.")
     try:
         data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # bad JSON, bad UTF-8, absurd numbers or nesting
         raise InvalidInput("The request body must be a JSON object.") from None
     if not isinstance(data, dict):
         raise InvalidInput("The request body must be a JSON object.")
-    if _UNTRUSTED & set(data):
+    if any(re.search(r"person|user", str(k), re.IGNORECASE) for k in data):
         raise InvalidInput(
             f"The person comes from the {PERSON_HEADER} header, never from the body."
         )
     return data
 
 
-def _text(body: Mapping[str, Any], key: str) -> str:
-    value = body.get(key)
+def _text(body: Mapping[str, Any], key: str, default: str | None = None) -> str:
+    value = body.get(key, default)
     if not isinstance(value, str):
         raise InvalidInput(f"Send {key!r} as a string.")
     return value
@@ -319,8 +322,9 @@ def _cursor(value: str | None) -> int:
         return 0
     try:
         decoded = base64.urlsafe_b64decode(value.encode()).decode()
-        if not decoded.startswith("o:"):
+        offset = int(decoded[2:]) if decoded.startswith("o:") and len(decoded) < 20 else -1
+        if not 0 <= offset <= MAX_OFFSET:
             raise ValueError
-        return max(0, int(decoded[2:]))
+        return offset
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise InvalidInput("That cursor is not one this API gave out.") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from typing import Any
@@ -115,5 +116,7 @@ def cmd_mcp(ctx: CommandContext) -> int:
         )
     allowed = ctx.args.allow_tools.split(",") if ctx.args.allow_tools else None
     bound = bind(ctx.store(), ctx.args.person, ctx.args.conversation, ctx.args.agent, allowed)
-    serve(bound, sys.stdin, sys.stdout)
+    # Bytes that are not UTF-8 become U+FFFD instead of ending the session.
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    serve(bound, stdin, sys.stdout)
     return 0

@@ -93,7 +93,7 @@ def reject(session: PersonSession, candidate_id: str, revision: int, reason: str
     """Reject the revision the reviewer saw, saying why (the reason is sealed)."""
     reason = reason.strip()
     if not reason:
-        raise InvalidInput("Say why the candidate is rejected (--reason).")
+        raise InvalidInput("Say why the candidate is rejected.")
     if len(reason) > MAX_REASON_CHARS:
         raise InvalidInput(f"The reason may hold at most {MAX_REASON_CHARS:,} characters.")
     with session.store.write() as txn:

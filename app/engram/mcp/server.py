@@ -111,13 +111,19 @@ def _recall(bound: Bound, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def answer(bound: Bound, message: Any) -> dict[str, Any] | None:
-    """The response to one JSON-RPC message (None for notifications)."""
+    """The response to one JSON-RPC message (None for notifications and for responses)."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return _error(None, INVALID_REQUEST, "Not a JSON-RPC 2.0 message.")
-    method, ident = message.get("method"), message.get("id")
-    if ident is None:
+    if "method" not in message:
+        return None  # a client's response to us: never answered
+    method, ident = message["method"], message.get("id")
+    if "id" not in message:
         return None  # a notification (initialized, cancelled…): nothing to say
-    params = message.get("params") or {}
+    if not isinstance(ident, str | int) or isinstance(ident, bool):
+        return _error(None, INVALID_REQUEST, "An id must be a string or a number (not null).")
+    params = message.get("params", {})
+    if not isinstance(params, dict):
+        return _error(ident, INVALID_PARAMS, "params must be an object.")
     if method == "initialize":
         asked = params.get("protocolVersion")
         return _result(
@@ -134,8 +140,8 @@ def answer(bound: Bound, message: Any) -> dict[str, Any] | None:
         return _result(ident, {"tools": tool_list(bound)})
     if method == "tools/call":
         name = params.get("name")
-        if not isinstance(name, str):
-            return _error(ident, INVALID_PARAMS, "tools/call needs a tool name.")
+        if not isinstance(name, str) or name not in {t["name"] for t in tool_list(bound)}:
+            return _error(ident, INVALID_PARAMS, f"There is no tool {name!r} here.")
         try:
             return _result(ident, call_tool(bound, name, params.get("arguments")))
         except EngramError as error:  # e.g. the conversation was deleted meanwhile
@@ -149,24 +155,34 @@ def call_tool_error(message: str) -> dict[str, Any]:
 
 
 def serve(bound: Bound, lines: Iterable[str], out: IO[str]) -> None:
-    """Read messages line by line, answer each on its own line, until input ends."""
+    """Read messages line by line (a batch is a JSON array), answer each on its own line,
+    until input ends. Nothing a client sends ends the session."""
     for line in lines:
         if not line.strip():
             continue
         try:
             message = json.loads(line)
-        except json.JSONDecodeError:
-            reply: dict[str, Any] | None = _error(None, PARSE_ERROR, "Not valid JSON.")
+        except (ValueError, RecursionError):
+            reply: Any = _error(None, PARSE_ERROR, "Not valid JSON.")
         else:
-            try:
-                reply = answer(bound, message)
-            except Exception:  # one bad call never ends the session
-                log.exception("the MCP server failed on a message")
-                ident = message.get("id") if isinstance(message, dict) else None
-                reply = _error(ident, -32603, "Something went wrong inside Engram.")
+            if isinstance(message, list):
+                replies = [r for m in message if (r := _safely(bound, m)) is not None]
+                reply = replies or None
+                if not message:
+                    reply = _error(None, INVALID_REQUEST, "An empty batch.")
+            else:
+                reply = _safely(bound, message)
         if reply is not None:
-            out.write(json.dumps(reply, ensure_ascii=False) + "\n")
+            out.write(json.dumps(reply) + "\n")  # ASCII: valid on any stdout encoding
             out.flush()
+
+
+def _safely(bound: Bound, message: Any) -> dict[str, Any] | None:
+    try:
+        return answer(bound, message)
+    except Exception:  # one bad call never ends the session
+        log.exception("the MCP server failed on a message")
+        return _error(None, -32603, "Something went wrong inside Engram.")
 
 
 def _result(ident: Any, result: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Table, select
 
-from engram.store.crypto import canonical_json, digest
+from engram.store.crypto import canonical_json, digest, utf8
 
 
 def genesis(store_id: str, chain_id: str) -> bytes:
@@ -27,7 +27,7 @@ def payload_hash(sealed: bytes | None) -> bytes | None:
 
 def header(fields: Sequence[Any]) -> bytes:
     """Canonical bytes of a row's clear, chained columns."""
-    return canonical_json(list(fields)).encode("utf-8")
+    return utf8(canonical_json(list(fields)))
 
 
 def entry_hash(prev: bytes, head: bytes, payload: bytes | None) -> bytes:

@@ -100,7 +100,7 @@ def append_entry(
     sealed = None
     if text is not None:
         key = store.data_key(conn, conversation_key_ref(conversation))
-        sealed = crypto.seal(key, text.encode("utf-8"), log_aad(store.info.id, conversation, seq))
+        sealed = crypto.seal(key, crypto.utf8(text), log_aad(store.info.id, conversation, seq))
         conn.execute(insert(LP).values(conversation=conversation, seq=seq, sealed=sealed))
     p_hash = chain.payload_hash(sealed)
     entry = chain.entry_hash(

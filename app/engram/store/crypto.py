@@ -21,6 +21,8 @@ import nacl.secret
 import nacl.signing
 import nacl.utils
 
+from engram.model.errors import InvalidInput
+
 KEY_BYTES = 32
 SALT_BYTES = nacl.pwhash.argon2id.SALTBYTES
 
@@ -112,6 +114,17 @@ def digest(*parts: bytes) -> bytes:
 def keyed_digest(key: bytes, data: bytes) -> bytes:
     """BLAKE2b-256 keyed: a name that reveals nothing without the key."""
     return hashlib.blake2b(data, digest_size=32, key=key).digest()
+
+
+def utf8(text: str) -> bytes:
+    """Text as the bytes that get sealed or hashed; a string that is not valid Unicode (a
+    lone surrogate, say) is refused with one sentence before anything is written."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            "The text holds characters that are not valid Unicode; nothing was written."
+        ) from None
 
 
 def canonical_json(value: Any) -> str:

@@ -60,6 +60,7 @@ def require_person(conn: Connection, person: PersonId) -> None:
 
 def ensure_person(store: Store, txn: WriteTxn, person: PersonId, name: str | None = None) -> bool:
     """Create the person (data key, row, first journal event) if new; True if created."""
+    lock(txn, person)  # two writers creating one new person: the second waits, then sees it
     if person_exists(txn.conn, person):
         return False
     key = store.data_key(txn.conn, person_key_ref(person), create=True)
@@ -139,7 +140,7 @@ def append(
                     "written."
                 ) from None
             sealed = crypto.seal(
-                key, new.text.encode("utf-8"), payload_aad(store.info.id, person, seq, key_ref)
+                key, crypto.utf8(new.text), payload_aad(store.info.id, person, seq, key_ref)
             )
             payloads.append({"person": person, "seq": seq, "sealed": sealed})
         head_bytes = journal_header(
