@@ -25,6 +25,18 @@ def test_P5_P6_learn_then_review_candidates_from_the_command_line(cli: Any, tmp_
     conversation = _setup(cli, tmp_path, "suggest")
     listed = cli("agents", "list", "--json").json()
     assert listed[0]["name"] == "helper" and listed[0]["memory"]["learning"]["mode"] == "suggest"
+    config = tmp_path / "agent.json"
+    config.write_text(json.dumps({"memory": {"learning": {"mode": "automatic"}}}))
+    assert cli("--actor", "staff:lee", "agents", "set", "helper", "--config", str(config)).code == 0
+    config.write_text(json.dumps({"memory": {"learning": {"mode": "suggest"}}}))
+    assert cli("agents", "set", "helper", "--config", str(config)).code == 0
+    history = cli("agents", "history", "helper", "--json").json()
+    assert [(h["by"], h["memory"]["learning"]["mode"]) for h in history] == [
+        ("operator", "suggest"),
+        ("staff:lee", "automatic"),
+        ("operator", "suggest"),
+    ]
+    assert cli("agents", "history", "nobody").code == 1
     passes = cli("learn", "--json").json()["passes"]
     assert passes[0]["conversation"] == conversation and len(passes[0]["suggested"]) == 2
     assert cli("learn", "--json").json() == {"passes": []}  # W2: nothing twice

@@ -41,3 +41,20 @@ def test_a_store_records_its_format_and_revision(store: Store) -> None:
     assert store.info.format_version == schema.FORMAT_VERSION
     with store.read() as connection:
         assert migrate.current_revision(connection) == migrate.head_revision()
+
+
+def test_0004_starts_each_agents_history_with_what_it_holds(tmp_path: Path) -> None:
+    from alembic import command
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    with engine.begin() as connection:
+        command.upgrade(migrate._config(connection), "0003")
+        connection.execute(
+            text(
+                "INSERT INTO agents (name, config, updated_at, updated_by) "
+                "VALUES ('helper', '{}', 42, 'staff:ops')"
+            )
+        )
+        migrate.upgrade(connection)
+        rows = connection.execute(text("SELECT name, at, actor FROM agent_config_history")).all()
+    assert [tuple(r) for r in rows] == [("helper", 42, "staff:ops")]

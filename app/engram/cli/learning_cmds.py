@@ -35,6 +35,10 @@ def register(commands: Any) -> None:
     p = actions.add_parser("list", help="every configured agent")
     add_json_flag(p)
     p.set_defaults(handler=cmd_agents_list)
+    p = actions.add_parser("history", help="every configuration an agent has had, and who set it")
+    p.add_argument("name")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_agents_history)
 
     p = commands.add_parser("learn", help="run pending extraction passes now")
     p.add_argument("--person", help="only this person (default: everyone)")
@@ -145,6 +149,26 @@ def _extractor(ctx: CommandContext) -> Extractor:
     return OpenAIExtractor(
         ctx.args.endpoint, ctx.args.model, os.environ.get("ENGRAM_EXTRACTOR_API_KEY")
     )
+
+
+def cmd_agents_history(ctx: CommandContext) -> int:
+    rows = agents.agent_history(ctx.store(), ctx.args.name)
+    if ctx.as_json:
+        emit_json(rows)
+        return 0
+    emit_table(
+        ["set at", "by", "learning", "tools"],
+        [
+            (
+                r["at"],
+                r["by"],
+                r["memory"]["learning"]["mode"],
+                ", ".join(k for k, v in r["memory"]["tools"].items() if v is True) or "none",
+            )
+            for r in rows
+        ],
+    )
+    return 0
 
 
 def cmd_learn(ctx: CommandContext) -> int:

@@ -51,3 +51,13 @@ def require_agent(store: Store, name: str) -> AgentConfig:
     if config is None:
         raise NotFound(f"There is no configured agent {name!r}; set it with 'engram agents set'.")
     return config
+
+
+def agent_history(store: Store, name: str) -> list[dict[str, Any]]:
+    """Who set which configuration for an agent, and when (oldest first)."""
+    check_agent_name(name)
+    with store.read() as conn:
+        rows = agent_configs.history(conn, name)
+    if not rows:
+        raise NotFound(f"There is no configured agent {name!r}.")
+    return [{"at": from_micros(at).isoformat(), "by": by, **config} for at, by, config in rows]

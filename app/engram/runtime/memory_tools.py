@@ -179,16 +179,21 @@ def propose(
 
 
 def forget(store: Store, attribution: Attribution, item_id: str, actor: str) -> dict[str, Any]:
-    """Close a visible note's interval at the agent's request; its record stays (C2)."""
-    note = _visible(store, attribution, item_id)
-    event = NewEvent(
-        EventType.DELETED,
-        actor,
-        {"note": note.id},
-        Cause(attribution.conversation, attribution.turn),
-        "forgotten at the agent's request",
-    )
+    """Close a visible note's interval at the agent's request; its record stays (C2). The
+    note is looked up again inside the write, so it is still visible and still open."""
+    scopes = eligible_scopes(audience_for_turn(store, attribution))
     with store.write() as txn:
+        journal.lock(txn, attribution.person)
+        note = projection.eligible_note(txn.conn, attribution.person, scopes, NoteId(item_id))
+        if note is None:
+            raise NotFound(f"There is no item {item_id!r} here.")
+        event = NewEvent(
+            EventType.DELETED,
+            actor,
+            {"note": note.id},
+            Cause(attribution.conversation, attribution.turn),
+            "forgotten at the agent's request",
+        )
         journal.append(store, txn, attribution.person, [event])
     return {"item_id": note.id, "forgotten": True}
 

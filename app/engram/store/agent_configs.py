@@ -3,26 +3,31 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, delete, func, insert, select
 
 from engram.model.agents import AgentConfig
 from engram.store import schema
 
 A = schema.agents
+H = schema.agent_config_history
 
 
 def put(conn: Connection, config: AgentConfig, at: int, actor: str) -> None:
-    """Save (or replace) an agent's configuration."""
+    """Save (or replace) an agent's configuration; the history keeps every one."""
+    data = json.dumps(config.to_json(), sort_keys=True)
     conn.execute(delete(A).where(A.c.name == config.name))
-    conn.execute(
-        insert(A).values(
-            name=config.name,
-            config=json.dumps(config.to_json(), sort_keys=True),
-            updated_at=at,
-            updated_by=actor,
-        )
-    )
+    conn.execute(insert(A).values(name=config.name, config=data, updated_at=at, updated_by=actor))
+    last = conn.execute(select(func.max(H.c.at)).where(H.c.name == config.name)).scalar()
+    moment = max(at, int(last) + 1) if last is not None else at  # one entry per instant
+    conn.execute(insert(H).values(name=config.name, at=moment, config=data, actor=actor))
+
+
+def history(conn: Connection, name: str) -> list[tuple[int, str, dict[str, Any]]]:
+    """Every configuration an agent has had, oldest first: (time, actor, configuration)."""
+    rows = conn.execute(select(H).where(H.c.name == name).order_by(H.c.at))
+    return [(int(r.at), r.actor, json.loads(r.config)) for r in rows]
 
 
 def get(conn: Connection, name: str) -> AgentConfig | None:

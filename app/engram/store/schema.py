@@ -295,3 +295,13 @@ api_keys = Table(
     Column("created_by", String(120), nullable=False),
     Column("revoked_at", BigInteger, nullable=True),
 )
+
+# Every configuration an agent has had, with who set it and when (the audit of `agents set`).
+agent_config_history = Table(
+    "agent_config_history",
+    metadata,
+    Column("name", String(120), primary_key=True),
+    Column("at", BigInteger, primary_key=True),
+    Column("config", Text, nullable=False),
+    Column("actor", String(120), nullable=False),
+)
