@@ -180,7 +180,7 @@ def _run(
         ]
         with store.write() as txn:
             journal.lock(txn, person)  # what is checked next cannot change before the append
-            config, skipped = _recheck(txn, person, info.id, info.agent, report.turns)
+            config, skipped = _recheck(txn, person, info, report.turns)
             if skipped or config is None:
                 report.skipped = skipped  # W4 (or W2: done meanwhile): write nothing at all
                 return report
@@ -227,24 +227,20 @@ def _request(
 
 
 def _recheck(
-    txn: WriteTxn,
-    person: PersonId,
-    conversation: ConversationId,
-    agent: str | None,
-    turns: list[TurnId],
+    txn: WriteTxn, person: PersonId, info: ConversationInfo, turns: list[TurnId]
 ) -> tuple[AgentConfig | None, str | None]:
     """Inside the write, before anything is appended: the conversation still exists, is
     not incognito and is still theirs (W4, W7); its agent still learns, with the settings
     in force now (P5); and no other pass handled these turns meanwhile (W2). Returns the
     agent's current configuration, or a reason to write nothing."""
     try:
-        writable_conversation(txn, person, conversation)
+        writable_conversation(txn, person, info.id)
     except (NotAllowed, NotFound) as refusal:
         return None, str(refusal)
-    config = agent_configs.get(txn.conn, agent) if agent else None
-    if config is None or config.learning.mode is LearningMode.OFF:
-        return None, f"learning was turned off for agent {agent!r}; nothing was written."
-    if set(turns) & projection.processed_turns(txn.conn, person, conversation):
+    config = agent_configs.get(txn.conn, info.agent) if info.agent else None
+    if config is None or not config.learns_on(info.surface):
+        return None, f"learning was turned off for agent {info.agent!r}; nothing was written."
+    if set(turns) & projection.processed_turns(txn.conn, person, info.id):
         return None, "another pass analysed these turns meanwhile; nothing was written."
     return config, None
 
