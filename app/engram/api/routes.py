@@ -80,6 +80,15 @@ class Call:
 
 
 Route = Callable[[Call, str], Any]
+# Refusals by kind, most specific first; any other refusal is the caller's mistake (400).
+_STATUS: tuple[tuple[type[EngramError], int], ...] = (
+    (Unauthorized, 401),
+    (NotFound, 404),
+    (Conflict, 409),
+    (NotAllowed, 403),
+    (KeyUnavailable, 503),
+    (EngramError, 400),
+)
 
 
 class MemoryApi:
@@ -111,18 +120,9 @@ class MemoryApi:
         """Answer one request."""
         try:
             return self._handle(method, path, query, headers, body)
-        except Unauthorized as error:
-            return Response(401, {"error": str(error)})
-        except NotFound as error:
-            return Response(404, {"error": str(error)})
-        except Conflict as error:
-            return Response(409, {"error": str(error)})
-        except NotAllowed as error:
-            return Response(403, {"error": str(error)})
-        except KeyUnavailable as error:
-            return Response(503, {"error": str(error)})
         except EngramError as error:
-            return Response(400, {"error": str(error)})
+            status = next(code for kind, code in _STATUS if isinstance(error, kind))
+            return Response(status, {"error": str(error)})
         except Exception:
             log.exception("the API failed on %s %s", method, path)
             return Response(500, {"error": "Something went wrong inside Engram; see its log."})

@@ -120,6 +120,10 @@ def cmd_agents_set(ctx: CommandContext) -> int:
     return 0
 
 
+def _tools_on(config: dict[str, Any]) -> str:
+    return ", ".join(k for k, v in config["memory"]["tools"].items() if v is True) or "none"
+
+
 def cmd_agents_list(ctx: CommandContext) -> int:
     rows = agents.list_agents(ctx.store())
     if ctx.as_json:
@@ -131,7 +135,7 @@ def cmd_agents_list(ctx: CommandContext) -> int:
             (
                 r["name"],
                 r["memory"]["learning"]["mode"],
-                ", ".join(k for k, v in r["memory"]["tools"].items() if v is True) or "none",
+                _tools_on(r),
                 r["updated_at"],
                 r["updated_by"],
             )
@@ -163,7 +167,7 @@ def cmd_agents_history(ctx: CommandContext) -> int:
                 r["at"],
                 r["by"],
                 r["memory"]["learning"]["mode"],
-                ", ".join(k for k, v in r["memory"]["tools"].items() if v is True) or "none",
+                _tools_on(r),
             )
             for r in rows
         ],
