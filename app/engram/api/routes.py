@@ -25,7 +25,7 @@ import binascii
 import json
 import logging
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +63,17 @@ class Response:
 
     status: int
     body: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One HTTP request as the routes see it."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    headers: Mapping[str, str]
+    body: bytes
 
 
 class Unauthorized(EngramError):
@@ -119,7 +130,7 @@ class MemoryApi:
     ) -> Response:
         """Answer one request."""
         try:
-            return self._handle(method, path, query, headers, body)
+            return self._handle(Request(method, path, query, headers, body))
         except EngramError as error:
             status = next(code for kind, code in _STATUS if isinstance(error, kind))
             return Response(status, {"error": str(error)})
@@ -127,14 +138,14 @@ class MemoryApi:
             log.exception("the API failed on %s %s", method, path)
             return Response(500, {"error": "Something went wrong inside Engram; see its log."})
 
-    def _handle(
-        self,
-        method: str,
-        path: str,
-        query: Mapping[str, str],
-        headers: Mapping[str, str],
-        body: bytes,
-    ) -> Response:
+    def _handle(self, request: Request) -> Response:
+        method, path, query, headers, body = (
+            request.method,
+            request.path,
+            request.query,
+            request.headers,
+            request.body,
+        )
         if path == "/v1/health" and method == "GET":
             return Response(200, {"ok": True})
         matched = _PREFIX.match(path)
@@ -153,7 +164,8 @@ class MemoryApi:
         config = agents.require_agent(self.store, agent)
         person, data = self._person(headers), _json(body)
         if route == self._create:  # a new user of the application may write a first note
-            _check_create(data, config.tools.writable_kinds)
+            config.require_writable(parse_enum(Kind, _text(data, "kind"), "kind"))
+            _text(data, "text")  # checked before anyone is created for it
             persons.ensure_person(self.store, person)
         call = Call(PersonSession.open(self.store, person, actor), config, query, data)
         return Response(status, route(call, found.groupdict().get("id") or ""))
@@ -263,14 +275,6 @@ class MemoryApi:
 
     def _apply(self, call: Call, candidate_id: str) -> Any:
         return candidates.apply(call.session, candidate_id)
-
-
-def _check_create(body: Mapping[str, Any], writable: Collection[Kind]) -> None:
-    """Refuse a create before anyone is created for it: the agent writes only its kinds."""
-    kind = parse_enum(Kind, _text(body, "kind"), "kind")
-    if kind not in writable:
-        raise NotAllowed(f"This agent may not write {kind.value} notes.")
-    _text(body, "text")
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:

@@ -42,6 +42,12 @@ def list_candidates(session: PersonSession, status: str | None = None) -> list[d
     return [_json(s, suggested[s.id], sealed.get(s.payload_seq)) for s in states]
 
 
+def count_candidates(session: PersonSession, status: str | None = None) -> int:
+    """How many candidates a person has (in one status): no text is opened."""
+    with session.store.read() as conn:
+        return len(projection.candidates(conn, session.person, status))
+
+
 def get_candidate(session: PersonSession, candidate_id: str) -> dict[str, Any]:
     """One candidate in full."""
     store, person = session.store, session.person

@@ -577,7 +577,7 @@ class InspectorController(QObject):
             rows = candidate_control.list_candidates(session, status)
             if status == "pending":
                 return rows, len(rows)
-            return rows, len(candidate_control.list_candidates(session, "pending"))
+            return rows, candidate_control.count_candidates(session, "pending")
 
         def done(result: tuple[list[dict[str, Any]], int]) -> None:
             self.w.candidates.show_candidates(*result)

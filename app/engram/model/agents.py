@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from engram.model.conversation import Surface
-from engram.model.errors import InvalidInput
+from engram.model.errors import InvalidInput, NotAllowed
 from engram.model.scope import Kind
 
 E = TypeVar("E", bound=StrEnum)
@@ -138,6 +138,12 @@ class AgentConfig:
             for setting, tool in TOOL_FOR_SETTING.items()
             if setting in self.tools.enabled and tool in host_allows
         ]
+
+    def require_writable(self, kind: Kind) -> Kind:
+        """P2: an agent writes only the kinds its configuration lists."""
+        if kind not in self.tools.writable_kinds:
+            raise NotAllowed(f"This agent may not write {kind.value} notes.")
+        return kind
 
     def learns_on(self, surface: Surface) -> bool:
         """P4: whether a turn on this surface may be analysed at all."""

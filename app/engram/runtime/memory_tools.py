@@ -22,7 +22,7 @@ from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
 from engram.engine.history_search import clamp, terms
 from engram.engine.scope import eligible_scopes
 from engram.model.agents import AgentConfig
-from engram.model.errors import InvalidInput, NotAllowed, NotFound
+from engram.model.errors import InvalidInput, NotFound
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import NoteId, PersonId
 from engram.model.notes import Note
@@ -99,14 +99,11 @@ def dispatch(
         if name == "memory_search":
             return search(store, attribution, text_arg(args, "query"), limit_arg(args))
         if name == "memory_remember":
-            kind = parse_enum(Kind, text_arg(args, "kind"), "kind")
-            if kind not in config.tools.writable_kinds:
-                raise NotAllowed(f"This agent may not write {kind.value} notes.")
+            kind = config.require_writable(parse_enum(Kind, text_arg(args, "kind"), "kind"))
             return propose(store, attribution, text_arg(args, "text"), kind, None, actor)
         if name == "memory_update_item":
             item = _visible(store, attribution, text_arg(args, "item_id"))
-            if item.kind not in config.tools.writable_kinds:
-                raise NotAllowed(f"This agent may not write {item.kind.value} notes.")
+            config.require_writable(item.kind)
             text = text_arg(args, "text")
             return propose(store, attribution, text, item.kind, item.id, actor)
         return forget(store, attribution, text_arg(args, "item_id"), actor)
