@@ -1,113 +1,289 @@
-"""`engram mcp` as an MCP client drives it: a real subprocess over stdio (H6, P2, R1, W6)."""
+"""`engram mcp` driven by the official MCP SDK's own client against a real subprocess,
+over stdio and over Streamable HTTP (issue 10; H6, P2, R1, W6)."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+
+import anyio
+import jsonschema
+import mcp_types as types
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from engram.control.notes import add_note
 from engram.control.session import PersonSession
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime.agents import set_agent
-from engram.runtime.conversations import append_turn, start_conversation
+from engram.runtime.conversations import append_turn, record_tool_call, start_conversation
 from engram.store.store import Store
 from tests.conftest import PASSPHRASE
 
 ANA = PersonId("ana")
+ALL_ON = {"memory": {"tools": {"search": True, "remember": True, "update": True, "forget": True}}}
 
 
-def _session(store_path: Path, *args: str, messages: list[Any]) -> list[Any]:
-    env = {**os.environ, "TEST_PASSPHRASE": PASSPHRASE}
-    command = [sys.executable, "-m", "engram", "--store", str(store_path)]
-    command += ["--passphrase-env", "TEST_PASSPHRASE", "mcp", *args]
-    lines = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
-    lines += b"this is not json\n" + b"[" * 30_000 + b"\n" + b'{"bad": "\xff\xfe"}\n'
-    done = subprocess.run(command, input=lines, capture_output=True, env=env, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+def _server_args(store_path: Path, *args: str) -> StdioServerParameters:
+    # Global options after the command, as hosts write them (issue 10 item 2).
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "engram", "mcp", "--store", str(store_path)]
+        + ["--passphrase-env", "TEST_PASSPHRASE", *args],
+        env={**os.environ, "TEST_PASSPHRASE": PASSPHRASE},
+    )
 
 
-def _call(ident: int, name: str, **arguments: Any) -> dict[str, Any]:
-    params = {"name": name, "arguments": arguments}
-    return {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}
+@asynccontextmanager
+async def _stdio(
+    store_path: Path, *args: str, on_message: Callable[[Any], Any] | None = None
+) -> AsyncIterator[ClientSession]:
+    async def handler(message: Any) -> None:
+        if on_message is not None:
+            on_message(message)
+
+    async with (
+        stdio_client(_server_args(store_path, *args)) as (read, write),
+        ClientSession(read, write, read_timeout_seconds=30, message_handler=handler) as session,
+    ):
+        yield session
 
 
-def test_an_mcp_client_gets_the_tools_of_its_own_conversation(
-    store: Store, store_path: Path
-) -> None:
-    set_agent(store, "helper", {"memory": {"tools": {"search": True, "remember": True}}}, "ops")
+def _setup(store: Store, config: dict[str, Any] = ALL_ON) -> tuple[str, str, str, str]:
+    set_agent(store, "helper", config, "ops")
     mine = start_conversation(store, [ANA], agent="helper")
     turn = append_turn(store, mine.id, role="user", author=ANA, text="My cello lesson is Friday.")
+    call = record_tool_call(
+        store, mine.id, name="calendar", arguments="{}", result="Cello lesson 17:00."
+    )
     other = start_conversation(store, [ANA, PersonId("ben")], agent="helper")
     append_turn(store, other.id, role="user", author=ANA, text="cello in the other chat")
-    add_note(PersonSession(store, ANA, ANA), "Plays the cello.", Kind.FACT, Scope.DIRECT)
+    note = add_note(PersonSession(store, ANA, ANA), "Plays the cello.", Kind.FACT, Scope.DIRECT)
     store.close()
-    replies = _session(
-        store_path,
-        "--person",
-        "ana",
-        "--conversation",
-        mine.id,
-        "--allow-tools",
-        "memory_search,memory_remember,memory_forget",
-        messages=[
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {"protocolVersion": "2025-03-26", "capabilities": {}},
-            },
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-            _call(3, "conversation_find", query="cello", conversation=other.id),
-            _call(4, "memory_recall"),
-            _call(5, "memory_remember", text="Has a cello lesson on Fridays.", kind="fact"),
-            _call(6, "memory_forget", item_id="n_nope"),
-            {"jsonrpc": "2.0", "id": 7, "method": "resources/list"},
-            {"jsonrpc": "2.0", "id": None, "method": "ping"},
-            {"jsonrpc": "2.0", "id": 8, "result": {}},  # a response from the client
-            {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": [1]},
-            [  # a batch: answered as one array, the notification in it left unanswered
-                {"jsonrpc": "2.0", "id": 10, "method": "ping"},
-                {"jsonrpc": "2.0", "method": "notifications/progress"},
-            ],
-        ],
-    )
-    batch = next(r for r in replies if isinstance(r, list))
-    assert batch == [{"jsonrpc": "2.0", "id": 10, "result": {}}]
-    replies = [r for r in replies if isinstance(r, dict)]
-    by_id = {r.get("id"): r for r in replies}
-    assert by_id[1]["result"]["protocolVersion"] == "2025-03-26"
-    names = [t["name"] for t in by_id[2]["result"]["tools"]]
-    assert "conversation_find" in names and "memory_recall" in names
-    assert "memory_search" in names and "memory_remember" in names
-    assert "memory_forget" not in names  # the agent never enabled it (P2)
-    found = by_id[3]["result"]["structuredContent"]
-    assert [m["turn_id"] for m in found["matches"]] == [turn]  # its own conversation (H6)
-    recalled = by_id[4]["result"]["structuredContent"]
-    assert [n["text"] for n in recalled["notes"]] == ["Plays the cello."]
-    remembered = by_id[5]["result"]["structuredContent"]
-    assert remembered["status"] == "pending"  # W6: a person approves it first
-    assert by_id[6]["error"]["code"] == -32602  # not offered, so not callable
-    assert by_id[7]["error"]["code"] == -32601
-    assert 8 not in by_id  # responses are never answered
-    assert by_id[9]["error"]["code"] == -32602
-    unnumbered = [r["error"]["code"] for r in replies if r.get("id") is None]
-    # a null id, the line that was not JSON, the nesting, the bytes that were not UTF-8
-    assert unnumbered == [-32600, -32700, -32700, -32600]
+    return mine.id, turn, call, note
 
 
-def test_mcp_needs_its_attribution_from_the_host(store: Store, store_path: Path) -> None:
+def _valid(tool: types.Tool, result: types.CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert tool.output_schema is not None
+    jsonschema.validate(result.structured_content, tool.output_schema)
+    text = result.content[0]
+    assert isinstance(text, types.TextContent)
+    assert json.loads(text.text) == result.structured_content
+    return dict(result.structured_content)
+
+
+def _refused(result: types.CallToolResult) -> str:
+    assert result.is_error
+    text = result.content[0]
+    assert isinstance(text, types.TextContent)
+    return text.text
+
+
+def test_issue10_item1_every_tool_over_stdio_with_the_sdk_client(
+    store: Store, store_path: Path
+) -> None:
+    """Handshake at the SDK's newest version, titles, annotations, outputSchema, and every
+    tool with valid and invalid arguments; ids of another conversation stay out (H6)."""
+    mine, turn, call, note = _setup(store)
+
+    async def scenario() -> None:
+        args = ("--person", "ana", "--conversation", mine)
+        async with _stdio(store_path, *args) as session:
+            hello = await session.initialize()
+            assert hello.protocol_version == LATEST_HANDSHAKE_VERSION
+            assert hello.instructions and "portable" in hello.instructions
+            assert hello.capabilities.tools and hello.capabilities.tools.list_changed
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert set(tools) == {
+                "conversation_find",
+                "conversation_read_turn",
+                "conversation_read_tool_result",
+                "conversation_recent_turns",
+                "conversation_list_tool_calls",
+                "memory_recall",
+                "memory_search",
+                "memory_remember",
+                "memory_update_item",
+                "memory_forget",
+            }
+            for tool in tools.values():
+                assert tool.title and tool.annotations and tool.output_schema
+                assert tool.annotations.read_only_hint is (
+                    tool.name.startswith("conversation_")
+                    or tool.name in ("memory_recall", "memory_search")
+                )
+            forget = tools["memory_forget"].annotations
+            assert forget is not None and forget.destructive_hint and forget.idempotent_hint
+            remember = tools["memory_remember"].annotations
+            assert remember is not None and not remember.destructive_hint
+            assert not remember.idempotent_hint
+
+            async def ok(name: str, **arguments: Any) -> dict[str, Any]:
+                return _valid(tools[name], await session.call_tool(name, arguments))
+
+            async def refused(name: str, **arguments: Any) -> str:
+                return _refused(await session.call_tool(name, arguments))
+
+            found = await ok("conversation_find", query="cello", conversation="elsewhere")
+            assert [m["turn_id"] for m in found["matches"] if m.get("turn_id") == turn] == [turn]
+            assert "other chat" not in json.dumps(found)  # its own conversation only (H6)
+            assert (await ok("conversation_read_turn", turn_id=turn))["text"].startswith("My")
+            assert (await ok("conversation_read_tool_result", call_id=call))["removed"] is False
+            assert len((await ok("conversation_recent_turns", limit=5))["turns"]) == 1
+            assert [c["call_id"] for c in (await ok("conversation_list_tool_calls"))["calls"]] == [
+                call
+            ]
+            recalled = await ok("memory_recall")
+            assert [n["text"] for n in recalled["notes"]] == ["Plays the cello."]
+            searched = await ok("memory_search", query="cello")
+            assert [i["item_id"] for i in searched["items"]] == [note]
+            proposed = await ok("memory_remember", text="Has cello on Fridays.", kind="fact")
+            assert proposed["status"] == "pending"  # W6: a person approves it first
+            corrected = await ok("memory_update_item", item_id=note, text="Plays the viola.")
+            assert corrected["status"] == "pending"
+            assert (await ok("memory_forget", item_id=note))["forgotten"] is True
+
+            # Argument errors name the field, in one sentence, flagged isError.
+            assert "'query'" in await refused("conversation_find")
+            assert "'limit'" in await refused("conversation_find", query="x", limit=2.5)
+            assert "'mode'" in await refused("conversation_find", query="x", mode="fuzzy")
+            assert "'turn_id'" in await refused("conversation_read_turn", turn_id=7)
+            assert "no turn" in await refused("conversation_read_turn", turn_id="t_nope")
+            assert "'call_id'" in await refused("conversation_read_tool_result")
+            assert "'limit'" in await refused("conversation_recent_turns", limit="five")
+            assert "'bogus'" in await refused("conversation_list_tool_calls", bogus=1)
+            assert "'limit'" in await refused("memory_recall", limit=True)
+            assert "'query'" in await refused("memory_search")
+            assert "'kind'" in await refused("memory_remember", text="x", kind="rumour")
+            assert "'text'" in await refused("memory_update_item", item_id=note)
+            assert "no item" in await refused("memory_forget", item_id=note)  # already closed
+            with pytest.raises(Exception, match="no tool"):
+                await session.call_tool("resources_everything", {})
+            await session.send_ping()
+
+    anyio.run(scenario)
+
+
+def test_issue10_item1_a_blocked_write_neither_blocks_ping_nor_survives_cancel(
+    store: Store, store_path: Path
+) -> None:
+    """Requests run concurrently: while a write waits for the database, ping answers; a
+    cancelled write is never answered and the session goes on."""
+    mine, _, _, _ = _setup(store)
+
+    async def scenario() -> None:
+        blocker = sqlite3.connect(store_path, isolation_level=None)
+        async with _stdio(store_path, "--person", "ana", "--conversation", mine) as session:
+            await session.initialize()
+            blocker.execute("BEGIN IMMEDIATE")  # every writer now waits
+            try:
+                async with anyio.create_task_group() as group:
+                    cancel = anyio.CancelScope()
+
+                    async def write() -> None:
+                        with cancel:
+                            await session.call_tool(
+                                "memory_remember", {"text": "Likes tea.", "kind": "preference"}
+                            )
+
+                    group.start_soon(write)
+                    await anyio.sleep(0.5)
+                    started = time.monotonic()
+                    with anyio.fail_after(5):
+                        await session.send_ping()
+                    assert time.monotonic() - started < 2
+                    cancel.cancel()  # the SDK client sends notifications/cancelled
+            finally:
+                blocker.execute("ROLLBACK")
+                blocker.close()
+            listed = await session.call_tool("memory_search", {"query": "cello"})
+            assert not listed.is_error  # the session carries on
+
+    anyio.run(scenario)
+
+
+def test_issue10_item1_a_tool_turned_off_mid_session_refuses_and_is_announced(
+    store: Store, store_path: Path
+) -> None:
+    """P2: the configuration is read on every call; the client hears list_changed."""
+    mine, _, _, note = _setup(store)
+    seen: list[str] = []
+
+    def on_message(message: Any) -> None:
+        root = getattr(message, "root", message)
+        seen.append(str(getattr(root, "method", "")))
+
+    async def scenario() -> None:
+        args = ("--person", "ana", "--conversation", mine)
+        async with _stdio(store_path, *args, on_message=on_message) as session:
+            await session.initialize()
+            names = [t.name for t in (await session.list_tools()).tools]
+            assert "memory_forget" in names
+            reopened = Store.open(str(store_path), passphrase=PASSPHRASE)
+            set_agent(reopened, "helper", {"memory": {"tools": {"search": True}}}, "ops")
+            reopened.close()
+            refused = await session.call_tool("memory_forget", {"item_id": note})
+            assert "not available" in _refused(refused)
+            with anyio.fail_after(10):
+                while "notifications/tools/list_changed" not in seen:
+                    await anyio.sleep(0.1)
+            names = [t.name for t in (await session.list_tools()).tools]
+            assert "memory_forget" not in names and "memory_search" in names
+
+    anyio.run(scenario)
+
+
+def test_issue10_item2_mcp_needs_its_attribution_from_the_host(
+    store: Store, store_path: Path
+) -> None:
     store.close()
     env = {**os.environ, "TEST_PASSPHRASE": PASSPHRASE}
     env.pop("ENGRAM_PERSON", None)
     env.pop("ENGRAM_CONVERSATION", None)
-    command = [sys.executable, "-m", "engram", "--store", str(store_path)]
-    command += ["--passphrase-env", "TEST_PASSPHRASE", "mcp"]
+    command = [sys.executable, "-m", "engram", "mcp", "--store", str(store_path)]
+    command += ["--passphrase-env", "TEST_PASSPHRASE"]
     done = subprocess.run(command, input="", capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 1 and "--person and --conversation" in done.stderr
+
+
+def test_issue10_item1_garbage_on_stdin_never_ends_the_session(
+    store: Store, store_path: Path
+) -> None:
+    """Lines that are not JSON, absurd nesting and bytes that are not UTF-8 are dropped by
+    the SDK's transport; the requests after them are still answered, with their ids."""
+    mine, _, _, _ = _setup(store)
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    lines = json.dumps(hello).encode() + b"\n"
+    lines += b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n'
+    lines += b"this is not json\n" + b"[" * 30_000 + b"\n" + b'{"bad": "\xff\xfe"}\n'
+    lines += b'{"jsonrpc": "2.0", "id": 10, "method": "ping"}\n'
+    params = _server_args(store_path, "--person", "ana", "--conversation", mine)
+    done = subprocess.run(
+        [params.command, *params.args], input=lines, capture_output=True, env=params.env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    replies = {r["id"]: r for r in map(json.loads, done.stdout.decode().splitlines())}
+    assert replies[1]["result"]["protocolVersion"] == "2025-03-26"  # an older client is met
+    assert replies[10] == {"jsonrpc": "2.0", "id": 10, "result": {}}
+    assert b"Traceback" not in done.stderr

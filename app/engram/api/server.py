@@ -1,72 +1,213 @@
-"""`engram serve`: the typed memory API over HTTP, on loopback unless told otherwise."""
+"""Running an ASGI application (the memory API, or MCP over Streamable HTTP) on uvicorn:
+HTTP/1.1 with keep-alive, limits on header and body sizes, TLS, and one sentence for a
+port that is taken.
+
+Listening beyond loopback needs TLS (`--certfile`/`--keyfile`): API keys and memories
+must not cross a network in clear. Behind a reverse proxy that terminates TLS, say so
+with `--insecure-plain-http`.
+"""
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import json
-import logging
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
-from engram.api.routes import MAX_BODY_BYTES, PERSON_HEADER, MemoryApi, Response
-from engram.store.store import Store
+import anyio
+import uvicorn
 
-log = logging.getLogger(__name__)
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+from engram.api.routes import MAX_BODY_BYTES, BodyTimeout, TooLarge, status_of
+from engram.model.errors import EngramError, InvalidInput
+
+MAX_HEADER_BYTES = 16 * 1024  # all request headers together
+BODY_SECONDS = 10.0  # a body that stops arriving is dropped after this long
+BACKLOG = 2048
+KEEP_ALIVE_SECONDS = 15
+
+ASGIApp = Any
 
 
-def make_server(store: Store, host: str = "127.0.0.1", port: int = 8765) -> ThreadingHTTPServer:
-    """A server bound to host:port (port 0 picks a free one); serve_forever() runs it."""
-    api = MemoryApi(store)
+def is_loopback(host: str) -> bool:
+    """Whether `host` is this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "engram"
-        sys_version = ""
-        timeout = 30  # a client that stops sending is dropped
 
-        def _answer(self) -> None:
+@dataclass(frozen=True, slots=True)
+class Listen:
+    """Where and how to listen."""
+
+    host: str
+    port: int
+    certfile: str | None
+    keyfile: str | None
+
+    @property
+    def scheme(self) -> str:
+        """http or https."""
+        return "https" if self.certfile else "http"
+
+    @staticmethod
+    def checked(
+        host: str, port: int, certfile: str | None, keyfile: str | None, plain_ok: bool
+    ) -> Listen:
+        """Refuse what would expose keys or memories, in one sentence."""
+        if not 0 <= port <= 65535:
+            raise InvalidInput(f"{port} is not a port number; use 1 to 65535, or 0 for any.")
+        if bool(certfile) != bool(keyfile):
+            raise InvalidInput("Give --certfile and --keyfile together.")
+        for path in (certfile, keyfile):
+            if path and not Path(path).is_file():
+                raise InvalidInput(f"There is no file {path}.")
+        if not is_loopback(host) and not certfile and not plain_ok:
+            raise InvalidInput(
+                f"Listening on {host} would send API keys and memories over the network in "
+                "clear; give --certfile and --keyfile, or --insecure-plain-http behind a TLS "
+                "proxy."
+            )
+        return Listen(host, port, certfile, keyfile)
+
+
+def bind(listen: Listen) -> socket.socket:
+    """The listening socket; a taken port or an unknown address is one sentence."""
+    try:
+        info = socket.getaddrinfo(listen.host, listen.port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror:
+        raise InvalidInput(f"{listen.host} is not an address of this machine.") from None
+    sock = socket.socket(info[0], socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(info[4])
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise EngramError(
+                f"Port {listen.port} on {listen.host} is already in use; stop what is "
+                "listening there or choose another with --port."
+            ) from None
+        raise EngramError(
+            f"Cannot listen on {listen.host}:{listen.port} ({error.strerror})."
+        ) from None
+    sock.listen(BACKLOG)
+    sock.set_inheritable(True)
+    return sock
+
+
+def uvicorn_server(app: ASGIApp, listen: Listen) -> uvicorn.Server:
+    """A configured uvicorn server (HTTP/1.1 over h11, keep-alive, size limits, TLS)."""
+    config = uvicorn.Config(
+        BodyLimit(app),
+        http="h11",
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        backlog=BACKLOG,
+        ssl_certfile=listen.certfile,
+        ssl_keyfile=listen.keyfile,
+        server_header=False,
+        access_log=False,
+        log_level="warning",
+        lifespan="auto",
+    )
+    return uvicorn.Server(config)
+
+
+def serve_memory_api(store: Any, listen: Listen) -> int:
+    """`engram serve`: the memory API on one open store."""
+    from engram.api.app import build_app
+
+    return run_app(build_app(store), listen, "the memory API", "/v1")
+
+
+def run_app(app: ASGIApp, listen: Listen, what: str, path: str) -> int:
+    """Serve until interrupted, after saying where (the real port, when 0 was asked)."""
+    sock = bind(listen)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in str(host) else host
+    if not is_loopback(listen.host):
+        print(
+            f"engram: listening on {listen.host} — other machines can reach {what}; keep a "
+            "firewall in front of it.",
+            file=sys.stderr,
+        )
+    print(f"Serving {what} on {listen.scheme}://{shown}:{port}{path} (Ctrl+C stops).", flush=True)
+    server = uvicorn_server(app, listen)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0
+
+
+class BodyLimit:
+    """Refuse bodies over MAX_BODY_BYTES (by Content-Length or as they stream in, chunked
+    or not) with 413, and bodies that stop arriving with 408 — one sentence each."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            status = 413 if declared.isdigit() else 400
+            await _refuse(send, status, self._too_big() if status == 413 else "Bad Content-Length.")
+            return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Any:
+            nonlocal seen
             try:
-                answer = self._route()
-            except Exception:  # whatever happens, the caller gets an answer
-                log.exception("the HTTP face failed on %s %s", self.command, self.path)
-                answer = Response(500, {"error": "Something went wrong inside Engram."})
-            self._send(answer)
+                with anyio.fail_after(BODY_SECONDS):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTimeout("The request body stopped arriving; send it again.") from None
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise TooLarge(self._too_big())
+            return message
 
-        def _route(self) -> Response:
-            url = urlsplit(self.path)
-            try:
-                length = int(self.headers.get("Content-Length") or 0)
-            except ValueError:
-                length = -1
-            if not 0 <= length <= MAX_BODY_BYTES:
-                self.close_connection = True
-                return Response(413 if length > 0 else 400, {"error": "Bad Content-Length."})
-            if len(self.headers.get_all(PERSON_HEADER) or []) > 1:
-                return Response(400, {"error": f"Send {PERSON_HEADER} once."})
-            body = self.rfile.read(length) if length else b""
-            query = dict(parse_qsl(url.query))
-            return api.handle(self.command, url.path, query, dict(self.headers), body)
+        async def watched_send(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
 
-        def _send(self, answer: Response) -> None:
-            # ASCII JSON: whatever text is inside, the bytes on the wire are valid UTF-8
-            data = json.dumps(answer.body).encode("ascii")
-            self.send_response(answer.status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(data)
+        try:
+            await self.app(scope, limited_receive, watched_send)
+        except (TooLarge, BodyTimeout) as error:  # from an app that did not answer them
+            if started:
+                raise
+            await _refuse(send, status_of(error), str(error))
 
-        def _refuse(self) -> None:
-            self._send(Response(405, {"error": f"This API does not answer {self.command}."}))
+    def _too_big(self) -> str:
+        return f"The request body may hold at most {self.limit // 1024} KiB."
 
-        do_GET = do_POST = do_PATCH = do_DELETE = _answer
-        do_PUT = do_HEAD = do_OPTIONS = _refuse
 
-        def log_message(self, fmt: str, *args: Any) -> None:
-            log.info("%s %s", self.address_string(), fmt % args)
-
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
-    return server
+async def _refuse(send: Any, status: int, sentence: str) -> None:
+    body = json.dumps({"error": sentence}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

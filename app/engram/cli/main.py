@@ -24,6 +24,37 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help').\n")
 
 
+def _add_globals(parser: argparse.ArgumentParser, default: object = None) -> None:
+    """The options every command takes, before or after the command's name."""
+    parser.add_argument(
+        "--store",
+        default=default,
+        help="store path or SQLAlchemy URL (default: ENGRAM_STORE or the user data folder)",
+    )
+    parser.add_argument(
+        "--passphrase-env",
+        metavar="VAR",
+        default=default,
+        help="read the store passphrase from this environment variable instead of the keyring",
+    )
+    parser.add_argument(
+        "--actor",
+        default=default,
+        help="who is acting, recorded on every change (e.g. staff:dana); default: "
+        "the person themself",
+    )
+
+
+def _globals_after_commands(parser: argparse.ArgumentParser) -> None:
+    """Let `engram mcp --store S` mean `engram --store S mcp`: hosts write options after
+    the command (issue 10). An option given after the command wins over one before it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                _add_globals(sub, argparse.SUPPRESS)
+                _globals_after_commands(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command tree (the CLI contract in DESIGN.md)."""
     parser = _Parser(
@@ -31,20 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="See and control what an AI agent remembers about a person.",
     )
     parser.add_argument("--version", action="version", version=f"engram {__version__}")
-    parser.add_argument(
-        "--store",
-        help="store path or SQLAlchemy URL (default: ENGRAM_STORE or the user data folder)",
-    )
-    parser.add_argument(
-        "--passphrase-env",
-        metavar="VAR",
-        help="read the store passphrase from this environment variable instead of the keyring",
-    )
-    parser.add_argument(
-        "--actor",
-        help="who is acting, recorded on every change (e.g. staff:dana); default: "
-        "the person themself",
-    )
+    _add_globals(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     store_cmds.register(commands)
@@ -54,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     learning_cmds.register(commands)
     serve_cmds.register(commands)
     serve_cmds.register_mcp(commands)
+    _globals_after_commands(parser)
     return parser
 
 

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import io
 import os
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
 from engram.model.errors import InvalidInput
 from engram.runtime import api_keys
 
+if TYPE_CHECKING:
+    from engram.api.server import Listen
+
 
 def register(commands: Any) -> None:
     """Add `serve` and `keys`."""
     p = commands.add_parser("serve", help="the typed memory API over HTTP (loopback by default)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
+    add_listen_options(p, default_port=8765)
     p.set_defaults(handler=cmd_serve)
 
     group = commands.add_parser("keys", help="project API keys for `engram serve`")
@@ -37,25 +37,10 @@ def register(commands: Any) -> None:
 
 
 def cmd_serve(ctx: CommandContext) -> int:
-    from engram.api.server import LOOPBACK, make_server  # the HTTP face loads only here
+    from engram.api.server import serve_memory_api  # the HTTP face loads only here
 
-    server = make_server(ctx.store(), ctx.args.host, ctx.args.port)
-    host, port = str(server.server_address[0]), int(server.server_address[1])
-    if ctx.args.host not in LOOPBACK:
-        print(
-            f"engram: listening on {host} — other machines can reach this API; put TLS and "
-            "a firewall in front of it.",
-            file=sys.stderr,
-        )
-    emit_line(f"Serving the memory API on http://{host}:{port}/v1 (Ctrl+C stops).")
-    sys.stdout.flush()  # a supervisor reading our output learns the port now
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    listen = listen_options(ctx)
+    return serve_memory_api(ctx.store(), listen)
 
 
 def cmd_keys_create(ctx: CommandContext) -> int:
@@ -94,7 +79,9 @@ def cmd_keys_revoke(ctx: CommandContext) -> int:
 
 def register_mcp(commands: Any) -> None:
     """Add `mcp`."""
-    p = commands.add_parser("mcp", help="the agent's tools over stdio for an MCP client")
+    p = commands.add_parser(
+        "mcp", help="the agent's tools for an MCP client (stdio, or Streamable HTTP)"
+    )
     p.add_argument("--person", default=os.environ.get("ENGRAM_PERSON"))
     p.add_argument("--conversation", default=os.environ.get("ENGRAM_CONVERSATION"))
     p.add_argument("--agent", help="whose memory settings apply (default: the conversation's)")
@@ -103,20 +90,56 @@ def register_mcp(commands: Any) -> None:
         metavar="NAMES",
         help="the host's ceiling for memory tools, comma-separated (default: all four)",
     )
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (default), or Streamable HTTP at /mcp behind a project API key",
+    )
+    add_listen_options(p, default_port=8766)
     p.set_defaults(handler=cmd_mcp)
 
 
+def add_listen_options(p: Any, default_port: int) -> None:
+    """--host, --port and TLS, shared by `serve` and `mcp --transport http`."""
+    p.add_argument("--host", default="127.0.0.1", help="loopback unless told otherwise")
+    p.add_argument("--port", type=int, default=default_port, help="0 picks a free port")
+    p.add_argument("--certfile", help="TLS certificate (PEM); needed to listen beyond loopback")
+    p.add_argument("--keyfile", help="the certificate's private key (PEM)")
+    p.add_argument(
+        "--insecure-plain-http",
+        action="store_true",
+        help="listen beyond loopback without TLS (only behind a TLS-terminating proxy)",
+    )
+
+
+def listen_options(ctx: CommandContext) -> Listen:
+    """The checked listening options."""
+    from engram.api.server import Listen
+
+    return Listen.checked(
+        ctx.args.host,
+        ctx.args.port,
+        ctx.args.certfile,
+        ctx.args.keyfile,
+        ctx.args.insecure_plain_http,
+    )
+
+
 def cmd_mcp(ctx: CommandContext) -> int:
-    from engram.mcp.server import bind, serve  # the MCP face loads only here
+    import anyio
+
+    from engram.mcp.server import bind, serve_http, serve_stdio  # the MCP face loads here
 
     if not ctx.args.person or not ctx.args.conversation:
         raise InvalidInput(
             "engram mcp serves one conversation: give --person and --conversation (or "
             "ENGRAM_PERSON and ENGRAM_CONVERSATION) from the host, never from the model."
         )
+    listen = listen_options(ctx) if ctx.args.transport == "http" else None
     allowed = ctx.args.allow_tools.split(",") if ctx.args.allow_tools else None
     bound = bind(ctx.store(), ctx.args.person, ctx.args.conversation, ctx.args.agent, allowed)
-    # Bytes that are not UTF-8 become U+FFFD instead of ending the session.
-    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    serve(bound, stdin, sys.stdout)
-    return 0
+    if listen is None:
+        anyio.run(serve_stdio, bound)
+        return 0
+    return serve_http(bound, listen)

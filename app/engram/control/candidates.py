@@ -13,7 +13,7 @@ from typing import Any
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
-from engram.model.errors import Conflict, InvalidInput, NotAllowed, NotFound
+from engram.model.errors import Conflict, InvalidInput, NotAllowed, NotFound, StateConflict
 from engram.model.events import Event, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId
 from engram.model.notes import CandidateState
@@ -135,7 +135,7 @@ def _review(
             "someone else decided first; reload it and decide again."
         )
     if state.status != "pending":
-        raise NotAllowed(f"Candidate {candidate_id} is already {state.status}.")
+        raise StateConflict(f"Candidate {candidate_id} is already {state.status}.")
     body = {"candidate": candidate_id, "revision": revision, "decision": decision}
     event = NewEvent(EventType.CANDIDATE_REVIEWED, session.actor, body, None, reason)
     journal.append(session.store, txn, session.person, [event])
@@ -145,7 +145,7 @@ def _apply(txn: WriteTxn, session: PersonSession, candidate_id: str) -> str:
     store, person = session.store, session.person
     state = _locked_state(txn, session, candidate_id)
     if state.status != "approved":
-        raise NotAllowed(
+        raise StateConflict(
             f"Candidate {candidate_id} is {state.status}; only an approved candidate is applied."
         )
     suggested = journal.event_at(txn.conn, person, state.payload_seq)

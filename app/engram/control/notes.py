@@ -17,7 +17,7 @@ from engram.engine.fold import fold_as_of
 from engram.engine.ranking import rank
 from engram.engine.unscoped import unscoped_notes as memory_notes
 from engram.model.clock import iso
-from engram.model.errors import InvalidInput, NotAllowed, NotFound
+from engram.model.errors import InvalidInput, NotFound, StateConflict
 from engram.model.events import Cause, Event, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, new_note_id
@@ -76,6 +76,16 @@ def page(
         notes = projection.unscoped_notes(
             conn, session.person, note_filter, limit=limit, offset=offset
         )
+    return total, notes
+
+
+def page_after(
+    session: PersonSession, note_filter: NoteFilter, after: tuple[int, str] | None, limit: int
+) -> tuple[int, list[Note]]:
+    """A total and one keyset page in creation order, after (created_seq, id)."""
+    with session.store.read() as conn:
+        total = projection.count_notes(conn, session.person, note_filter)
+        notes = projection.unscoped_notes_after(conn, session.person, note_filter, after, limit)
     return total, notes
 
 
@@ -237,7 +247,7 @@ def show_note(session: PersonSession, note_id: str) -> dict[str, Any]:
 def _open_note(session: PersonSession, note_id: str) -> Note:
     note = get_note(session, note_id)
     if not note.is_active:
-        raise NotAllowed(
+        raise StateConflict(
             f"Note {note_id} is already closed ({note.status.value}); only active notes "
             "can be changed."
         )

@@ -1,193 +1,183 @@
-"""`engram mcp`: the agent's tools over stdio for any MCP client (JSON-RPC 2.0, one message
-per line).
+"""`engram mcp`: the agent's tools on the official MCP SDK's low-level server.
 
-The host starts one server per conversation and says whose it is (`--person`,
-`--conversation`): that attribution is fixed for the server's life, so no tool call can
-reach another person or conversation (H6, P3, W6). Tools offered:
+The SDK owns the wire: the handshake (it answers the newest protocol version it offers),
+JSON-RPC framing, concurrent requests, cancellation, progress and the transports (stdio,
+Streamable HTTP). This module maps Engram's tool layer (mcp/tools.py) onto it:
 
-- the five conversation-history tools, bound to that conversation;
-- `memory_recall` (R1, R2);
-- the typed memory tools the agent's configuration enables, within the host's allowance.
+- every tool has a title, annotations (read-only, destructive, idempotent hints) and an
+  outputSchema, and a successful call returns structuredContent that validates against it;
+- each call runs on a worker thread, so a call waiting on the store never holds up
+  another request (a `ping` answers while a write waits for the database);
+- a cancelled read-only call is abandoned at once; a cancelled write finishes or rolls
+  back in its own transaction (nothing half written) and is never answered;
+- the agent's configuration is read again on every call, and the client is sent
+  `notifications/tools/list_changed` when the tools it may use change.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass
-from typing import IO, Any
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from engram import __version__
-from engram.control.views import recall_json
-from engram.model.agents import AgentConfig
-from engram.model.errors import EngramError, NotAllowed
-from engram.model.ids import ConversationId, person_id
-from engram.runtime import agents, history, memory_tools
-from engram.runtime.context import Attribution, recall_turn
-from engram.runtime.conversations import require_conversation
-from engram.runtime.tool_calls import LIMIT_SCHEMA, function_tool, limit_arg, run_tool
-from engram.store.store import Store
+from engram.mcp.tools import INSTRUCTIONS, KNOWN_TOOLS, Bound, bind, call
+from engram.model.errors import EngramError
+from engram.runtime.tool_calls import ToolSpec
 
 log = logging.getLogger(__name__)
-
-PROTOCOL_VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")
-RECALL = function_tool(
-    "memory_recall",
-    "What is remembered about the person you are talking with that this conversation may "
-    "use, best first.",
-    {"limit": {**LIMIT_SCHEMA, "description": "12 by default, 25 at most"}},
-    [],
-)
-PARSE_ERROR, INVALID_REQUEST, NO_METHOD, INVALID_PARAMS = -32700, -32600, -32601, -32602
+WATCH_SECONDS = 1.0  # how often an idle session looks for a changed configuration
 
 
-@dataclass(frozen=True, slots=True)
-class Bound:
-    """What the host fixed when it started the server."""
+@dataclass(eq=False)
+class ToolWatch:
+    """The tool names a client was last shown, so a change can be announced."""
 
-    store: Store
-    attribution: Attribution
-    config: AgentConfig
-    host_allows: Collection[str]
+    bound: Bound
+    shown: tuple[str, ...] | None = None
+    session: ServerSession | None = None  # the latest one, for announcements between calls
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
 
+    async def offered(self, session: ServerSession | None = None) -> list[ToolSpec]:
+        """The tools right now; announces a change since the client last looked."""
+        specs = await anyio.to_thread.run_sync(self.bound.offered)
+        names = tuple(s.name for s in specs)
+        async with self.lock:
+            changed = self.shown is not None and names != self.shown
+            self.shown = names
+            if session is not None:
+                self.session = session
+            target = session or self.session
+        if changed and target is not None:
+            await target.send_tool_list_changed()
+        return specs
 
-def bind(
-    store: Store,
-    person: str,
-    conversation: str,
-    agent: str | None,
-    host_allows: Collection[str] | None,
-) -> Bound:
-    """Check the attribution once, at start: the person must take part in the conversation."""
-    subject = person_id(person)
-    info = require_conversation(store, ConversationId(conversation))
-    if subject not in info.participants:
-        raise NotAllowed(f"{person} is not a participant of conversation {conversation}.")
-    config = agents.agent_config(store, agent or info.agent)
-    allowed = set(host_allows) if host_allows is not None else set(memory_tools.DEFINITIONS)
-    return Bound(store, Attribution(subject, info.id), config, allowed)
-
-
-def tool_list(bound: Bound) -> list[dict[str, Any]]:
-    """The tools in MCP's shape (name, description, inputSchema)."""
-    definitions = [
-        *history.TOOL_DEFINITIONS,
-        RECALL,
-        *memory_tools.tool_definitions(bound.config, bound.host_allows),
-    ]
-    return [
-        {
-            "name": d["function"]["name"],
-            "description": d["function"]["description"],
-            "inputSchema": d["function"]["parameters"],
-        }
-        for d in definitions
-    ]
+    async def run(self) -> None:
+        """Look for configuration changes while the client is quiet."""
+        while True:
+            await anyio.sleep(WATCH_SECONDS)
+            if self.shown is None:
+                continue
+            try:
+                await self.offered()
+            except Exception:  # a store hiccup or a closed client: try again later
+                log.debug("the tool watch failed once", exc_info=True)
 
 
-def call_tool(bound: Bound, name: str, arguments: Any) -> dict[str, Any]:
-    """Run one tool; the answer is JSON text, and refusals come back as errors, not crashes."""
-    if name in {d["function"]["name"] for d in history.TOOL_DEFINITIONS}:
-        answer = history.dispatch(
-            bound.store, bound.attribution.conversation, name, arguments or {}
+def as_mcp_tool(spec: ToolSpec) -> types.Tool:
+    """A tool specification in MCP's shape."""
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        output_schema=spec.output,
+        annotations=types.ToolAnnotations(
+            title=spec.title,
+            read_only_hint=spec.read_only,
+            destructive_hint=spec.destructive,
+            idempotent_hint=spec.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def build_server(bound: Bound, *, watch_idle: bool = True) -> Server[Any]:
+    """An SDK server for one bound conversation."""
+    watch = ToolWatch(bound)
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[as_mcp_tool(s) for s in await watch.offered(ctx.session)]
         )
-    elif name == "memory_recall":
-        answer = run_tool(arguments or {}, lambda args: _recall(bound, args))
-    else:
-        answer = memory_tools.dispatch(
-            bound.store, bound.attribution, bound.config, bound.host_allows, name, arguments or {}
-        )
-    return {
-        "content": [{"type": "text", "text": json.dumps(answer, ensure_ascii=False)}],
-        "structuredContent": answer,
-        "isError": "error" in answer,
-    }
 
-
-def _recall(bound: Bound, args: dict[str, Any]) -> dict[str, Any]:
-    result = recall_turn(bound.store, bound.attribution, limit=limit_arg(args), record_usage=True)
-    return recall_json(result)
-
-
-def answer(bound: Bound, message: Any) -> dict[str, Any] | None:
-    """The response to one JSON-RPC message (None for notifications and for responses)."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        return _error(None, INVALID_REQUEST, "Not a JSON-RPC 2.0 message.")
-    if "method" not in message:
-        return None  # a client's response to us: never answered
-    method, ident = message["method"], message.get("id")
-    if "id" not in message:
-        return None  # a notification (initialized, cancelled…): nothing to say
-    if not isinstance(ident, str | int) or isinstance(ident, bool):
-        return _error(None, INVALID_REQUEST, "An id must be a string or a number (not null).")
-    params = message.get("params", {})
-    if not isinstance(params, dict):
-        return _error(ident, INVALID_PARAMS, "params must be an object.")
-    if method == "initialize":
-        asked = params.get("protocolVersion")
-        return _result(
-            ident,
-            {
-                "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
-                "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": "engram", "version": __version__},
-            },
-        )
-    if method == "ping":
-        return _result(ident, {})
-    if method == "tools/list":
-        return _result(ident, {"tools": tool_list(bound)})
-    if method == "tools/call":
-        name = params.get("name")
-        if not isinstance(name, str) or name not in {t["name"] for t in tool_list(bound)}:
-            return _error(ident, INVALID_PARAMS, f"There is no tool {name!r} here.")
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        specs = {s.name: s for s in await watch.offered(ctx.session)}
+        spec = specs.get(params.name)
+        if spec is None:
+            if params.name not in KNOWN_TOOLS:
+                raise MCPError(code=INVALID_PARAMS, message=f"There is no tool {params.name!r}.")
+            return refusal(f"The tool {params.name!r} is not available to this agent now.")
+        await ctx.session.report_progress(0, 1, f"{spec.title}…")
+        work = partial(call, bound, spec.name, params.arguments or {})
         try:
-            return _result(ident, call_tool(bound, name, params.get("arguments")))
+            # A cancelled read is dropped at once; a write is left to finish or roll back.
+            answer = await anyio.to_thread.run_sync(work, abandon_on_cancel=spec.read_only)
         except EngramError as error:  # e.g. the conversation was deleted meanwhile
-            return _result(ident, call_tool_error(str(error)))
-    return _error(ident, NO_METHOD, f"There is no method {method!r}.")
+            return refusal(str(error))
+        except Exception:
+            log.exception("the MCP tool %s failed", spec.name)
+            raise MCPError(
+                code=INTERNAL_ERROR, message="Something went wrong inside Engram; see its log."
+            ) from None
+        await ctx.session.report_progress(1, 1, "done")
+        if "error" in answer:
+            return refusal(str(answer["error"]))
+        return types.CallToolResult(
+            content=[types.TextContent(text=json.dumps(answer, ensure_ascii=False))],
+            structured_content=answer,
+        )
+
+    @asynccontextmanager
+    async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        async with anyio.create_task_group() as group:
+            if watch_idle:
+                group.start_soon(watch.run)
+            yield {}
+            group.cancel_scope.cancel()
+
+    return Server(
+        "engram",
+        version=__version__,
+        title="Engram memory",
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
-def call_tool_error(message: str) -> dict[str, Any]:
-    """A tool failure as MCP reports it: a result flagged isError."""
-    return {"content": [{"type": "text", "text": message}], "isError": True}
+def refusal(message: str) -> types.CallToolResult:
+    """A tool that refused: one sentence, flagged isError, so the model can correct itself."""
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
-def serve(bound: Bound, lines: Iterable[str], out: IO[str]) -> None:
-    """Read messages line by line (a batch is a JSON array), answer each on its own line,
-    until input ends. Nothing a client sends ends the session."""
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            reply: Any = _error(None, PARSE_ERROR, "Not valid JSON.")
-        else:
-            if isinstance(message, list):
-                replies = [r for m in message if (r := _safely(bound, m)) is not None]
-                reply = replies or None
-                if not message:
-                    reply = _error(None, INVALID_REQUEST, "An empty batch.")
-            else:
-                reply = _safely(bound, message)
-        if reply is not None:
-            out.write(json.dumps(reply) + "\n")  # ASCII: valid on any stdout encoding
-            out.flush()
+def options(server: Server[Any]) -> Any:
+    """The initialization options: tools, announcing list changes."""
+    return server.create_initialization_options(NotificationOptions(tools_changed=True))
 
 
-def _safely(bound: Bound, message: Any) -> dict[str, Any] | None:
-    try:
-        return answer(bound, message)
-    except Exception:  # one bad call never ends the session
-        log.exception("the MCP server failed on a message")
-        return _error(None, -32603, "Something went wrong inside Engram.")
+async def serve_stdio(bound: Bound) -> None:
+    """Serve over stdin/stdout until the client closes them."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(bound)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, options(server))
 
 
-def _result(ident: Any, result: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": ident, "result": result}
+def serve_http(bound: Bound, listen: Any) -> int:
+    """Serve over Streamable HTTP at /mcp, behind the project API key check."""
+    from engram.api.server import run_app
+    from engram.mcp.http import mcp_http_app
+
+    return run_app(mcp_http_app(bound, listen), listen, "the MCP server", "/mcp")
 
 
-def _error(ident: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+__all__ = ["Bound", "bind", "build_server", "serve_http", "serve_stdio"]

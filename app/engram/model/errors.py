@@ -41,3 +41,8 @@ class Conflict(EngramError):
 
 class NotAllowed(EngramError):
     """The action is refused by a rule (scope, incognito, confirmation)."""
+
+
+class StateConflict(Conflict, NotAllowed):
+    """The thing is no longer in a state that allows this (a note already closed, a
+    candidate already decided): a conflict with its current state (HTTP 409)."""

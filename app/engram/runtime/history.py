@@ -31,7 +31,8 @@ from engram.model.ids import ConversationId
 from engram.runtime.conversations import no_such_conversation
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
-    function_tool,
+    ToolSpec,
+    answer_object,
     limit_arg,
     run_tool,
     text_arg,
@@ -301,44 +302,127 @@ def dispatch(
     store: Store, conversation: ConversationId, name: str, arguments: Mapping[str, Any] | str
 ) -> dict[str, Any]:
     """Run one history tool for the host's conversation; errors come back as {"error": …}."""
-    tool = TOOLS.get(name)
-    if tool is None:
+    tool, spec = TOOLS.get(name), SPECS.get(name)
+    if tool is None or spec is None:
         return {"error": f"There is no history tool {name!r}."}
-    return run_tool(arguments, lambda args: tool(store, conversation, args))
+    return run_tool(arguments, lambda args: tool(store, conversation, args), spec)
 
 
-TOOL_DEFINITIONS: list[dict[str, Any]] = [
-    function_tool(
+_TEXT = {"type": "string"}
+_MAYBE_TEXT = {"type": ["string", "null"]}
+_FLAG = {"type": "boolean"}
+TOOL_SPECS: list[ToolSpec] = [
+    ToolSpec(
         "conversation_find",
+        "Find in this conversation",
         "Find earlier messages in this conversation. relevance: ranked by how many of your "
         "words a message contains; pattern: literal text or a regular expression, newest "
         "first.",
         {
-            "query": {"type": "string"},
+            "query": _TEXT,
             "mode": {"type": "string", "enum": ["relevance", "pattern"]},
             "limit": LIMIT_SCHEMA,
         },
         ["query"],
+        answer_object(
+            {
+                "matches": {
+                    "type": "array",
+                    "items": answer_object({"turn_id": _TEXT, "excerpt": _TEXT}, ["excerpt"]),
+                },
+                "truncated": _FLAG,
+                "hint": _TEXT,
+            },
+            ["matches", "truncated"],
+        ),
+        read_only=True,
+        idempotent=True,
     ),
-    function_tool(
+    ToolSpec(
         "conversation_read_turn",
+        "Read a turn",
         "Read one earlier turn of this conversation in full.",
-        {"turn_id": {"type": "string"}},
+        {"turn_id": _TEXT},
         ["turn_id"],
+        answer_object(
+            {
+                "turn_id": _TEXT,
+                "role": _TEXT,
+                "author": _MAYBE_TEXT,
+                "text": _MAYBE_TEXT,
+                "truncated": _FLAG,
+                "removed": _FLAG,
+                "characters_cut": {"type": "integer"},
+            },
+            ["turn_id", "text", "truncated"],
+        ),
+        read_only=True,
+        idempotent=True,
     ),
-    function_tool(
+    ToolSpec(
         "conversation_read_tool_result",
+        "Read a tool result",
         "Read a recorded tool result by its call id.",
-        {"call_id": {"type": "string"}},
+        {"call_id": _TEXT},
         ["call_id"],
+        answer_object(
+            {
+                "call_id": _TEXT,
+                "name": _MAYBE_TEXT,
+                "result": _TEXT,
+                "truncated": _FLAG,
+                "removed": _FLAG,
+                "notice": _TEXT,
+                "removed_at": _TEXT,
+                "removed_by": _MAYBE_TEXT,
+            },
+            ["call_id", "removed"],
+        ),
+        read_only=True,
+        idempotent=True,
     ),
-    function_tool(
+    ToolSpec(
         "conversation_recent_turns",
+        "Recent turns",
         "The most recent turns of this conversation and their ids.",
         {"limit": LIMIT_SCHEMA},
         [],
+        answer_object(
+            {
+                "turns": {
+                    "type": "array",
+                    "items": answer_object(
+                        {"turn_id": _TEXT, "role": _TEXT, "author": _MAYBE_TEXT, "excerpt": _TEXT},
+                        ["turn_id", "role", "excerpt"],
+                    ),
+                }
+            },
+            ["turns"],
+        ),
+        read_only=True,
+        idempotent=True,
     ),
-    function_tool(
-        "conversation_list_tool_calls", "The tool calls recorded in this conversation.", {}, []
+    ToolSpec(
+        "conversation_list_tool_calls",
+        "List tool calls",
+        "The tool calls recorded in this conversation.",
+        {},
+        [],
+        answer_object(
+            {
+                "calls": {
+                    "type": "array",
+                    "items": answer_object(
+                        {"call_id": _TEXT, "name": _MAYBE_TEXT, "removed": _FLAG},
+                        ["call_id", "removed"],
+                    ),
+                }
+            },
+            ["calls"],
+        ),
+        read_only=True,
+        idempotent=True,
     ),
 ]
+SPECS = {spec.name: spec for spec in TOOL_SPECS}
+TOOL_DEFINITIONS: list[dict[str, Any]] = [spec.openai() for spec in TOOL_SPECS]

@@ -36,7 +36,8 @@ from engram.runtime.context import (
 from engram.runtime.note_writes import NoteDraft, suggestion, writable_conversation
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
-    function_tool,
+    ToolSpec,
+    answer_object,
     limit_arg,
     run_tool,
     text_arg,
@@ -47,34 +48,72 @@ from engram.store.store import Store
 SEARCH_POOL = 200  # the best-ranked visible notes a search looks through
 _KINDS = sorted(k.value for k in Kind)
 
-DEFINITIONS: dict[str, dict[str, Any]] = {
-    "memory_search": function_tool(
+_TEXT = {"type": "string"}
+_PROPOSED = answer_object(
+    {"candidate": _TEXT, "status": {"const": "pending"}, "message": _TEXT},
+    ["candidate", "status", "message"],
+)
+SPECS: dict[str, ToolSpec] = {
+    "memory_search": ToolSpec(
         "memory_search",
+        "Search memory",
         "Look up what is remembered about the person you are talking with, by words.",
-        {"query": {"type": "string"}, "limit": LIMIT_SCHEMA},
+        {"query": _TEXT, "limit": LIMIT_SCHEMA},
         ["query"],
+        answer_object(
+            {
+                "items": {
+                    "type": "array",
+                    "items": answer_object(
+                        {"item_id": _TEXT, "kind": {"enum": _KINDS}, "text": _TEXT},
+                        ["item_id", "kind", "text"],
+                    ),
+                },
+                "error": _TEXT,
+            },
+            ["items"],
+        ),
+        read_only=True,
+        idempotent=True,
     ),
-    "memory_remember": function_tool(
+    "memory_remember": ToolSpec(
         "memory_remember",
+        "Ask to remember",
         "Ask to remember something the person said about themself. A person reviews it "
         "before it is kept.",
-        {"text": {"type": "string"}, "kind": {"type": "string", "enum": _KINDS}},
+        {"text": _TEXT, "kind": {"type": "string", "enum": _KINDS}},
         ["text", "kind"],
+        _PROPOSED,
+        read_only=False,
     ),
-    "memory_update_item": function_tool(
+    "memory_update_item": ToolSpec(
         "memory_update_item",
+        "Ask to correct a remembered item",
         "Ask to correct a remembered item (by its id from memory_search). A person reviews "
         "the correction before it replaces the item.",
-        {"item_id": {"type": "string"}, "text": {"type": "string"}},
+        {"item_id": _TEXT, "text": _TEXT},
         ["item_id", "text"],
+        _PROPOSED,
+        read_only=False,
     ),
-    "memory_forget": function_tool(
+    "memory_forget": ToolSpec(
         "memory_forget",
+        "Forget a remembered item",
         "Stop using a remembered item (by its id from memory_search).",
-        {"item_id": {"type": "string"}},
+        {"item_id": _TEXT},
         ["item_id"],
+        answer_object({"item_id": _TEXT, "forgotten": {"type": "boolean"}}, ["item_id"]),
+        read_only=False,
+        destructive=True,
+        idempotent=True,
     ),
 }
+DEFINITIONS: dict[str, dict[str, Any]] = {name: spec.openai() for name, spec in SPECS.items()}
+
+
+def tool_specs(config: AgentConfig, host_allows: Collection[str]) -> list[ToolSpec]:
+    """The tools to offer: enabled here and allowed by the host (P2)."""
+    return [SPECS[name] for name in config.exposed_tools(host_allows)]
 
 
 def tool_definitions(config: AgentConfig, host_allows: Collection[str]) -> list[dict[str, Any]]:
@@ -108,7 +147,7 @@ def dispatch(
             return propose(store, attribution, text, item.kind, item.id, actor)
         return forget(store, attribution, text_arg(args, "item_id"), actor)
 
-    return run_tool(arguments, call)
+    return run_tool(arguments, call, SPECS[name])
 
 
 def search(store: Store, attribution: Attribution, query: str, limit: int | None) -> dict[str, Any]:

@@ -1,15 +1,23 @@
-"""What every agent-facing tool shares: OpenAI-shaped definitions, argument checks, and
-one way to run a call so bad input comes back as {"error": …}, never as an exception.
+"""What every agent-facing tool shares: its specification (input and output schemas,
+title, behaviour hints), argument checks, and one way to run a call so bad input comes
+back as {"error": …}, never as an exception.
 
 Arguments a model might send to reach past the host's attribution (another person,
-conversation or scope) are dropped before any tool sees them (H6, P3, W6).
+conversation or scope) are dropped before any tool sees them (H6, P3, W6). Whatever is
+left is checked against the tool's input schema by a JSON Schema validator, and a
+mistake comes back as one sentence naming the argument.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
 
 from engram.model.errors import EngramError, InvalidInput
 
@@ -17,25 +25,90 @@ IGNORED_ARGUMENTS = frozenset(
     {"conversation", "conversation_id", "person", "person_id", "user", "scope", "audience"}
 )
 LIMIT_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 25, "description": "5 by default"}
+_TYPE_WORDS = {
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "object": "an object",
+    "array": "a list",
+}
 
 
-def function_tool(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    """A tool definition in the OpenAI function-calling shape."""
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
+def answer_object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """An output schema: an object with these properties (more may be added later)."""
+    return {"type": "object", "properties": properties, "required": required}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One agent tool: what the model is told, what it may send, what it gets back."""
+
+    name: str
+    title: str
+    description: str
+    properties: dict[str, Any]
+    required: list[str]
+    output: dict[str, Any]
+    read_only: bool
+    destructive: bool = False
+    idempotent: bool = False
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The arguments as a JSON Schema object."""
+        return {
+            "type": "object",
+            "properties": self.properties,
+            "required": self.required,
+            "additionalProperties": False,
+        }
+
+    def openai(self) -> dict[str, Any]:
+        """The definition in the OpenAI function-calling shape."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.input_schema,
             },
-        },
-    }
+        }
+
+    @cached_property
+    def validator(self) -> Draft202012Validator:
+        """The compiled input-schema validator."""
+        return Draft202012Validator(self.input_schema)
+
+    def check(self, args: Mapping[str, Any]) -> None:
+        """Refuse arguments the input schema does not allow, in one sentence naming the field.
+        A number out of range is no error: the tool clamps it (H1, R1: "25 at most")."""
+        errors = self.validator.iter_errors(dict(args))
+        error = best_match(e for e in errors if e.validator not in ("minimum", "maximum"))
+        if error is not None:
+            raise InvalidInput(_sentence(self, error))
+
+
+def _sentence(spec: ToolSpec, error: ValidationError) -> str:
+    """A validator's complaint as one sentence that names the argument."""
+    name = str(error.path[0]) if error.path else None
+    kind = error.validator
+    given: Any = error.instance
+    if kind == "required":
+        missing = next((r for r in spec.required if r not in given), "?")
+        return f"{spec.name} needs the argument {missing!r}."
+    if kind == "additionalProperties":
+        extra = sorted(set(given) - set(spec.properties))
+        takes = ", ".join(spec.properties) or "no arguments"
+        return f"{spec.name} has no argument {extra[0]!r}; it takes {takes}."
+    if name is None:
+        return "Tool arguments must be a JSON object."
+    schema = spec.properties.get(name, {})
+    if kind == "type":
+        return f"{name!r} must be {_TYPE_WORDS.get(str(schema.get('type')), 'valid')}."
+    if kind == "enum":
+        return f"{name!r} must be one of {', '.join(map(str, schema.get('enum', [])))}."
+    return f"{name!r} is not valid here ({error.message})."
 
 
 def text_arg(args: Mapping[str, Any], key: str) -> str:
@@ -57,17 +130,22 @@ def limit_arg(args: Mapping[str, Any]) -> int | None:
 
 
 def run_tool(
-    arguments: Mapping[str, Any] | str, call: Callable[[dict[str, Any]], dict[str, Any]]
+    arguments: Mapping[str, Any] | str,
+    call: Callable[[dict[str, Any]], dict[str, Any]],
+    spec: ToolSpec | None = None,
 ) -> dict[str, Any]:
-    """Parse the arguments (a JSON object), drop the ignored ones, run the call; any
-    refusal comes back as {"error": one sentence}."""
+    """Parse the arguments (a JSON object), drop the ignored ones, check the rest against
+    the tool's schema, run the call; any refusal comes back as {"error": one sentence}."""
     try:
         if not isinstance(arguments, str | Mapping):
             raise InvalidInput("Tool arguments must be a JSON object.")
         args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
         if not isinstance(args, dict):
             raise InvalidInput("Tool arguments must be a JSON object.")
-        return call({k: v for k, v in args.items() if k not in IGNORED_ARGUMENTS})
+        kept = {k: v for k, v in args.items() if k not in IGNORED_ARGUMENTS}
+        if spec is not None:
+            spec.check(kept)
+        return call(kept)
     except json.JSONDecodeError:
         return {"error": "Tool arguments must be a JSON object."}
     except EngramError as error:

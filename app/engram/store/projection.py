@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Row, Select, and_, delete, func, insert, select, update
+from sqlalchemy import Connection, Row, Select, and_, delete, func, insert, or_, select, update
 
 from engram.model.clock import from_micros, to_micros
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
@@ -356,6 +356,24 @@ def unscoped_notes(
     if offset:
         query = query.offset(offset)
     return [note_from_json(data) for data in conn.execute(query).scalars()]
+
+
+def unscoped_notes_after(
+    conn: Connection,
+    person: PersonId,
+    f: NoteFilter,
+    after: tuple[int, str] | None,
+    limit: int,
+) -> list[Note]:
+    """A keyset page in creation order: the notes created after `after` (created_seq, id),
+    so notes added or closed between pages never shift a later page (S5: allow-listed
+    callers only)."""
+    query = _filtered(select(N.c.data), person, NoteFilter(f.statuses, f.scopes, f.kinds, "rank"))
+    query = query.order_by(None).order_by(N.c.created_seq, N.c.id)
+    if after is not None:
+        seq, note = after
+        query = query.where(or_(N.c.created_seq > seq, and_(N.c.created_seq == seq, N.c.id > note)))
+    return [note_from_json(data) for data in conn.execute(query.limit(limit)).scalars()]
 
 
 def unscoped_note_ids(conn: Connection, person: PersonId, f: NoteFilter) -> list[NoteId]:

@@ -1,0 +1,223 @@
+"""`engram serve`'s FastAPI application: thin routes over MemoryApi (routes.py), the
+pydantic models (models.py) and one-sentence refusals for every error.
+
+OpenAPI is at /openapi.json and the interactive docs at /docs. Store work runs on
+FastAPI's worker threads (plain `def` routes), so a request waiting on the database never
+holds up the event loop.
+"""
+
+import logging
+import re
+from typing import Annotated, Any
+
+from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from engram import __version__
+from engram.api import models
+from engram.api.routes import PERSON_HEADER, Call, MemoryApi, status_of
+from engram.model.errors import EngramError
+from engram.store.store import Store
+
+log = logging.getLogger(__name__)
+PREFIX = "/v1/memory/agents/{agent}/memory"
+_REFUSALS: dict[int | str, dict[str, Any]] = {
+    code: {"model": models.ErrorAnswer, "description": what}
+    for code, what in (
+        (400, "The request is malformed; the sentence says what to fix."),
+        (401, "No valid project API key."),
+        (403, "A rule refuses it (the agent may not write that kind, …)."),
+        (404, "No such agent, note or candidate for this person."),
+        (409, "A stale revision, or the item is no longer in a state that allows it."),
+        (413, "The body is too large."),
+    )
+}
+BODY_NOT_JSON = "The request body must be a JSON object (Content-Type: application/json)."
+_PERSONISH = re.compile(r"person|user", re.IGNORECASE)
+_bearer = HTTPBearer(auto_error=False, description="A project API key from `engram keys create`.")
+
+AgentName = Annotated[str, Path(min_length=1, max_length=120)]
+ItemId = Annotated[str, Path(min_length=1, max_length=120)]
+
+
+def build_app(store: Store) -> FastAPI:
+    """The application for one open store."""
+    api = MemoryApi(store)
+    app = FastAPI(
+        title="Engram typed memory API",
+        version=__version__,
+        description=(
+            "What an AI agent remembers about the people who use an application. Every "
+            "memory route needs a project API key (`Authorization: Bearer …`) and the "
+            f"person in the trusted `{PERSON_HEADER}` header, set by the application's "
+            'server code — never from the body. Refusals are `{"error": one sentence}`.'
+        ),
+        responses=_REFUSALS,
+    )
+
+    def caller(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    ) -> str:
+        scheme = credentials.scheme if credentials else ""
+        token = credentials.credentials if credentials else ""
+        return api.caller(f"{scheme} {token}")
+
+    def person_header(
+        request: Request,
+        person: Annotated[
+            str | None,
+            Header(
+                alias=PERSON_HEADER,
+                description="Whose memory this is; set by trusted server code only.",
+            ),
+        ] = None,
+    ) -> list[str]:
+        return request.headers.getlist(PERSON_HEADER)
+
+    Actor = Annotated[str, Depends(caller)]
+    People = Annotated[list[str], Depends(person_header)]
+
+    def call(actor: Actor, people: People, agent: AgentName) -> Call:
+        return api.open(actor, people, agent)
+
+    Bound = Annotated[Call, Depends(call)]
+
+    @app.get("/v1/health", response_model=models.Health, tags=["health"])
+    def health() -> dict[str, Any]:
+        """Whether the server is up (no key needed)."""
+        return {"ok": True}
+
+    @app.get(f"{PREFIX}/items", response_model=models.ItemPage, tags=["items"])
+    def list_items(
+        bound: Bound,
+        cursor: Annotated[str | None, Query(max_length=200)] = None,
+        limit: Annotated[int, Query(ge=1, le=100)] = 50,
+        status: Annotated[str, Query(pattern="^(active|all)$")] = "active",
+    ) -> dict[str, Any]:
+        """Notes in creation order, one keyset page at a time: pages never skip or repeat
+        a note when others are added or deleted in between."""
+        return api.list_items(bound, cursor, limit, status)
+
+    @app.post(f"{PREFIX}/items", status_code=201, response_model=models.ItemDetail, tags=["items"])
+    def create_item(
+        actor: Actor, people: People, agent: AgentName, body: models.NewItem
+    ) -> dict[str, Any]:
+        """Add a note to the person's memory (the person is created on first write)."""
+        api.check_new_item(agent, body)
+        return api.create_item(api.open(actor, people, agent, new_person=True), body)
+
+    @app.post(f"{PREFIX}/search", response_model=models.SearchAnswer, tags=["items"])
+    def search(bound: Bound, body: models.SearchRequest) -> dict[str, Any]:
+        """Notes sharing words with the query, best first."""
+        return api.search(bound, body)
+
+    @app.get(f"{PREFIX}/items/{{item_id}}", response_model=models.ItemDetail, tags=["items"])
+    def show_item(bound: Bound, item_id: ItemId) -> dict[str, Any]:
+        """One note with its versions, sources, confidence arithmetic and usage."""
+        return api.show_item(bound, item_id)
+
+    @app.get(f"{PREFIX}/items/{{item_id}}/usage", response_model=models.UsageAnswer, tags=["items"])
+    def item_usage(bound: Bound, item_id: ItemId) -> dict[str, Any]:
+        """Every turn and tool answer that used the note."""
+        return api.usage(bound, item_id)
+
+    @app.patch(f"{PREFIX}/items/{{item_id}}", response_model=models.ItemDetail, tags=["items"])
+    def patch_item(bound: Bound, item_id: ItemId, body: models.ItemPatch) -> dict[str, Any]:
+        """Correct a note (a new version; the old one is closed) or change its scope."""
+        return api.patch_item(bound, item_id, body)
+
+    @app.delete(f"{PREFIX}/items/{{item_id}}", response_model=models.Deleted, tags=["items"])
+    def delete_item(
+        bound: Bound,
+        item_id: ItemId,
+        body: Annotated[models.ItemDelete | None, Body()] = None,
+    ) -> dict[str, Any]:
+        """Close a note's interval; its record stays."""
+        return api.delete_item(bound, item_id, body or models.ItemDelete())
+
+    @app.get(f"{PREFIX}/candidates", response_model=models.CandidateList, tags=["candidates"])
+    def list_candidates(
+        bound: Bound,
+        status: Annotated[
+            str | None, Query(pattern="^(pending|approved|rejected|applied)$")
+        ] = None,
+    ) -> dict[str, Any]:
+        """The person's suggested notes, oldest first."""
+        return api.candidates(bound, status)
+
+    @app.post(
+        f"{PREFIX}/candidates/{{candidate_id}}/decision",
+        response_model=models.Candidate,
+        tags=["candidates"],
+    )
+    def decide(bound: Bound, candidate_id: ItemId, body: models.Decision) -> dict[str, Any]:
+        """Approve or reject the revision you reviewed; a stale revision is a 409."""
+        return api.decide(bound, candidate_id, body)
+
+    @app.post(
+        f"{PREFIX}/candidates/{{candidate_id}}/apply",
+        response_model=models.Candidate,
+        tags=["candidates"],
+    )
+    def apply(bound: Bound, candidate_id: ItemId) -> dict[str, Any]:
+        """Turn an approved candidate into a note."""
+        return api.apply(bound, candidate_id)
+
+    install_refusals(app)
+    return app
+
+
+def install_refusals(app: FastAPI) -> None:
+    """Every error becomes {"error": one sentence} with the right status."""
+
+    @app.exception_handler(EngramError)
+    async def refused(_: Request, error: EngramError) -> JSONResponse:
+        return refusal(status_of(error), str(error))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        return refusal(400, validation_sentence(error.errors()))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        if error.status_code == 404:
+            return refusal(404, f"There is no {request.url.path}.")
+        if error.status_code == 400:  # a body FastAPI could not parse (absurd nesting, …)
+            return refusal(400, BODY_NOT_JSON)
+        if error.status_code == 405:
+            return refusal(405, f"{request.url.path} does not answer {request.method}.")
+        return refusal(error.status_code, str(error.detail))
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, _: Exception) -> JSONResponse:
+        log.exception("the API failed on %s %s", request.method, request.url.path)
+        return refusal(500, "Something went wrong inside Engram; see its log.")
+
+
+def refusal(status: int, sentence: str) -> JSONResponse:
+    """One refusal."""
+    return JSONResponse({"error": sentence}, status_code=status)
+
+
+def validation_sentence(errors: Any) -> str:
+    """pydantic's complaints as one sentence naming the field."""
+    first = next(iter(errors), None)
+    if first is None:
+        return "The request is not valid."
+    where = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
+    field = where[-1] if where else ""
+    kind = first.get("type", "")
+    if kind == "extra_forbidden":
+        if _PERSONISH.search(field):
+            return f"The person comes from the {PERSON_HEADER} header, never from the body."
+        return f"The request has no field {field!r}; check its spelling against /docs."
+    if kind in ("json_invalid", "model_attributes_type", "dict_type") or not field:
+        return BODY_NOT_JSON
+    if kind == "string_unicode":
+        return f"{field!r} holds characters that are not valid Unicode; nothing was written."
+    if kind == "missing":
+        return f"Send {field!r}; it is required."
+    return f"{field!r}: {first.get('msg', 'not valid')}."

@@ -1,0 +1,130 @@
+"""The tools one conversation's agent is offered, and one synchronous call to run any of
+them — the part of `engram mcp` that knows Engram, not MCP.
+
+The host fixes the attribution (person and conversation) when it starts the server, so no
+tool call can reach another person or conversation (H6, P3, W6). Tools offered:
+
+- the five conversation-history tools, bound to that conversation;
+- `memory_recall` (R1, R2);
+- the typed memory tools the agent's configuration enables, within the host's allowance
+  (P2). The configuration is read again on every call, so a tool an operator turns off
+  refuses at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engram.control.views import recall_json
+from engram.engine.recall import RecallStatus
+from engram.model.agents import AgentConfig
+from engram.model.errors import NotAllowed
+from engram.model.ids import ConversationId, person_id
+from engram.runtime import agents, history, memory_tools
+from engram.runtime.context import Attribution, recall_turn
+from engram.runtime.conversations import require_conversation
+from engram.runtime.tool_calls import LIMIT_SCHEMA, ToolSpec, answer_object, limit_arg, run_tool
+from engram.store.store import Store
+
+_NOTE = answer_object(
+    {
+        "id": {"type": "string"},
+        "kind": {"type": "string"},
+        "scope": {"type": "string"},
+        "confidence_bp": {"type": "integer"},
+        "text": {"type": "string"},
+    },
+    ["id", "kind", "scope", "text"],
+)
+RECALL = ToolSpec(
+    "memory_recall",
+    "Recall what is remembered",
+    "What is remembered about the person you are talking with that this conversation may "
+    "use, best first.",
+    {"limit": {**LIMIT_SCHEMA, "description": "12 by default, 25 at most"}},
+    [],
+    answer_object(
+        {
+            "status": {"enum": [s.value for s in RecallStatus]},
+            "message": {"type": ["string", "null"]},
+            "notes": {"type": "array", "items": _NOTE},
+            "digest": {"type": "array", "items": {"type": "string"}},
+        },
+        ["status", "notes", "digest"],
+    ),
+    read_only=True,
+    idempotent=True,
+)
+INSTRUCTIONS = (
+    "Engram keeps what is remembered about the person you are talking with, for this one "
+    "conversation; you cannot reach another person or conversation, and arguments naming "
+    "one are ignored. Every remembered item has a scope: 'direct' and 'unspecified' items "
+    "are private and reach you only when that person is the sole human reading this "
+    "conversation; 'portable' items reach any audience. When others can read the "
+    "conversation, recall and search say that private items are withheld, without "
+    "saying whether any exist. The conversation_* tools read this conversation only. "
+    "memory_recall gives the best remembered items; memory_search finds them by words. "
+    "memory_remember and memory_update_item never write directly: a person reviews each "
+    "suggestion first. memory_forget stops using an item; its record is kept. Which memory "
+    "tools you have can change during the conversation; the tool list says what is "
+    "available now."
+)
+
+KNOWN_TOOLS = frozenset([*history.SPECS, RECALL.name, *memory_tools.SPECS])
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """What the host fixed when it started the server."""
+
+    store: Store
+    attribution: Attribution
+    agent: str | None
+    host_allows: Collection[str]
+
+    def config(self) -> AgentConfig:
+        """The agent's configuration as it is saved now (P2)."""
+        return agents.agent_config(self.store, self.agent)
+
+    def offered(self) -> list[ToolSpec]:
+        """Every tool this conversation's agent has right now."""
+        memory = memory_tools.tool_specs(self.config(), self.host_allows)
+        return [*history.TOOL_SPECS, RECALL, *memory]
+
+
+def bind(
+    store: Store,
+    person: str,
+    conversation: str,
+    agent: str | None,
+    host_allows: Collection[str] | None,
+) -> Bound:
+    """Check the attribution once, at start: the person must take part in the conversation."""
+    subject = person_id(person)
+    info = require_conversation(store, ConversationId(conversation))
+    if subject not in info.participants:
+        raise NotAllowed(f"{person} is not a participant of conversation {conversation}.")
+    allowed = set(host_allows) if host_allows is not None else set(memory_tools.SPECS)
+    return Bound(store, Attribution(subject, info.id), agent or info.agent, allowed)
+
+
+def call(bound: Bound, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one tool; refusals come back as {"error": one sentence}, never as exceptions
+    (except a store that fails underneath, which the caller reports)."""
+    if name in history.SPECS:
+        return history.dispatch(bound.store, bound.attribution.conversation, name, arguments)
+    if name == RECALL.name:
+        return run_tool(arguments, lambda args: _recall(bound, args), RECALL)
+    if name in memory_tools.SPECS:
+        config = bound.config()  # again, inside the call: a tool turned off refuses now
+        return memory_tools.dispatch(
+            bound.store, bound.attribution, config, bound.host_allows, name, arguments
+        )
+    return {"error": f"There is no tool {name!r} here."}
+
+
+def _recall(bound: Bound, args: dict[str, Any]) -> dict[str, Any]:
+    result = recall_turn(bound.store, bound.attribution, limit=limit_arg(args), record_usage=True)
+    return recall_json(result)
