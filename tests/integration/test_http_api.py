@@ -257,3 +257,106 @@ def test_P2_the_agent_writes_only_its_kinds(api: Client, store: Store) -> None:
     assert api("POST", narrow, {"text": "Likes tea.", "kind": "preference"})[0] == 201
     bad = {"decision": "approve", "revision": 1, "apply": "false"}
     assert api("POST", "/v1/memory/agents/helper/memory/candidates/m_x/decision", bad)[0] == 400
+
+
+def test_issue10_item3_unknown_fields_are_refused_and_nothing_is_written(api: Client) -> None:
+    status, body = api("POST", ITEMS, {"text": "Likes tea.", "kind": "preference", "scop": "x"})
+    assert status == 400 and "'scop'" in body["error"]
+    status, body = api("POST", ITEMS, {"text": "Likes tea.", "kind": "rumour"})
+    assert status == 400 and "'kind'" in body["error"]
+    assert api("POST", ITEMS, {"text": "Likes tea.", "kind": "preference"})[0] == 201
+    status, body = api("POST", f"{ITEMS.rsplit('/', 1)[0]}/search", {"query": "tea", "limt": 3})
+    assert status == 400 and "'limt'" in body["error"]
+    assert [i["scope"] for i in api("GET", ITEMS)[1]["items"]] == ["direct"]
+
+
+def test_issue10_item3_keyset_cursors_never_skip_or_repeat(api: Client) -> None:
+    made = [api("POST", ITEMS, {"text": f"Note {i}.", "kind": "fact"})[1]["id"] for i in range(6)]
+    _, first = api("GET", f"{ITEMS}?limit=2")
+    assert [i["text"] for i in first["items"]] == ["Note 0.", "Note 1."]
+    # Between pages: an item already seen is deleted and a new one is added.
+    assert api("DELETE", f"{ITEMS}/{made[0]}")[0] == 200
+    api("POST", ITEMS, {"text": "Note 6.", "kind": "fact"})
+    seen = [i["text"] for i in first["items"]]
+    cursor = first["next_cursor"]
+    while cursor:
+        _, page = api("GET", f"{ITEMS}?limit=2&cursor={cursor}")
+        seen += [i["text"] for i in page["items"]]
+        cursor = page["next_cursor"]
+    assert seen == [f"Note {i}." for i in range(7)]  # nothing skipped, nothing twice
+
+
+def test_issue10_item3_openapi_documents_every_route(api: Client) -> None:
+    document = api.http.get("/openapi.json").json()
+    paths = document["paths"]
+    prefix = "/v1/memory/agents/{agent}/memory"
+    assert set(paths) == {
+        "/v1/health",
+        f"{prefix}/items",
+        f"{prefix}/search",
+        f"{prefix}/items/{{item_id}}",
+        f"{prefix}/items/{{item_id}}/usage",
+        f"{prefix}/candidates",
+        f"{prefix}/candidates/{{candidate_id}}/decision",
+        f"{prefix}/candidates/{{candidate_id}}/apply",
+    }
+    assert set(paths[f"{prefix}/items/{{item_id}}"]) == {"get", "patch", "delete"}
+    assert "409" in paths[f"{prefix}/candidates/{{candidate_id}}/decision"]["post"]["responses"]
+    assert "text/html" in api.http.get("/docs").headers["content-type"]
+
+
+def test_issue10_item3_chunked_bodies_limits_and_keep_alive(api: Client) -> None:
+    headers = {"Authorization": f"Bearer {api.key}", "X-Engram-External-User-Id": "ana"}
+    headers["Content-Type"] = "application/json"
+
+    def chunks(data: bytes) -> Iterator[bytes]:
+        yield from (data[i : i + 7] for i in range(0, len(data), 7))
+
+    body = json.dumps({"text": "Likes tea.", "kind": "preference"}).encode()
+    sent = api.http.post(ITEMS, content=chunks(body), headers=headers)  # chunked
+    assert sent.status_code == 201 and sent.json()["text"] == "Likes tea."
+    huge = json.dumps({"text": "x" * 100_000, "kind": "fact"}).encode()
+    refused = api.http.post(ITEMS, content=chunks(huge), headers=headers)
+    assert refused.status_code == 413 and "KiB" in refused.json()["error"]
+    assert api.http.post(ITEMS, content=huge, headers=headers).status_code == 413
+    too_many = {**headers, **{f"X-Filler-{i}": "y" * 200 for i in range(100)}}  # 20 KiB
+    refused = api.http.get(ITEMS, headers=too_many)
+    assert refused.status_code == 431 and "KiB" in refused.json()["error"]
+    with httpx.Client(base_url=api.base, timeout=10) as client:
+        first = client.get("/v1/health")
+        second = client.get("/v1/health")
+        assert first.http_version == "HTTP/1.1" and "close" not in first.headers.get(
+            "connection", ""
+        )
+        assert second.extensions["network_stream"] is first.extensions["network_stream"]
+
+
+def test_issue10_item3_a_short_body_is_dropped_in_one_sentence(
+    api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import engram.api.server as server
+
+    monkeypatch.setattr(server, "BODY_SECONDS", 0.5)
+    started = time.monotonic()
+    status, body = _raw(api, "POST", ITEMS, b'{"text": ', **{"Content-Length": "100"})
+    assert status == 408 and "stopped arriving" in body["error"]
+    assert time.monotonic() - started < 5
+
+
+def test_issue10_item3_serve_refuses_a_busy_port_and_plain_http_beyond_loopback(
+    cli: Any, store_path: Any
+) -> None:
+    assert cli("init").code == 0
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = cli("serve", "--port", str(port))
+        assert done.code == 1 and "already in use" in done.err
+        assert "Traceback" not in done.err and len(done.err.strip().splitlines()) == 1
+    done = cli("serve", "--host", "0.0.0.0", "--port", "0")
+    assert done.code == 1 and "--certfile" in done.err
+    done = cli("serve", "--certfile", str(store_path), "--port", "0")
+    assert done.code == 1 and "together" in done.err

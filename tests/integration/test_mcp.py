@@ -287,3 +287,48 @@ def test_issue10_item1_garbage_on_stdin_never_ends_the_session(
     assert replies[1]["result"]["protocolVersion"] == "2025-03-26"  # an older client is met
     assert replies[10] == {"jsonrpc": "2.0", "id": 10, "result": {}}
     assert b"Traceback" not in done.stderr
+
+
+def test_issue10_item1_streamable_http_behind_the_api_key(store: Store, store_path: Path) -> None:
+    """The same tools over the SDK's Streamable HTTP client; no key, no session."""
+    import re
+
+    import httpx
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from engram.runtime import api_keys
+
+    _, key = api_keys.create_key(store, "host", "ops")
+    mine, _, _, note = _setup(store)
+    params = _server_args(store_path, "--person", "ana", "--conversation", mine)
+    command = [params.command, *params.args, "--transport", "http", "--port", "0"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=params.env)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        found = re.search(r"http://[^ ]+/mcp", line)
+        assert found, line
+        url = found.group(0)
+        denied = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
+        assert denied.status_code == 401 and "API key" in denied.json()["error"]
+
+        async def scenario() -> None:
+            client = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+            async with (
+                client,
+                streamable_http_client(url, http_client=client) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=30) as session,
+            ):
+                hello = await session.initialize()
+                assert hello.protocol_version == LATEST_HANDSHAKE_VERSION
+                tools = {t.name: t for t in (await session.list_tools()).tools}
+                searched = await session.call_tool("memory_search", {"query": "cello"})
+                items = _valid(tools["memory_search"], searched)["items"]
+                assert [i["item_id"] for i in items] == [note]
+                assert "'query'" in _refused(await session.call_tool("memory_search", {}))
+
+        anyio.run(scenario)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

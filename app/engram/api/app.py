@@ -33,6 +33,7 @@ _REFUSALS: dict[int | str, dict[str, Any]] = {
         (404, "No such agent, note or candidate for this person."),
         (409, "A stale revision, or the item is no longer in a state that allows it."),
         (413, "The body is too large."),
+        (431, "The headers are too large."),
     )
 }
 BODY_NOT_JSON = "The request body must be a JSON object (Content-Type: application/json)."
@@ -185,7 +186,10 @@ def install_refusals(app: FastAPI) -> None:
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
         if error.status_code == 404:
             return refusal(404, f"There is no {request.url.path}.")
-        if error.status_code == 400:  # a body FastAPI could not parse (absurd nesting, …)
+        if error.status_code == 400:  # a body FastAPI could not read or parse
+            cause = error.__cause__
+            if isinstance(cause, EngramError):  # too large, or stopped arriving
+                return refusal(status_of(cause), str(cause))
             return refusal(400, BODY_NOT_JSON)
         if error.status_code == 405:
             return refusal(405, f"{request.url.path} does not answer {request.method}.")

@@ -150,8 +150,9 @@ def run_app(app: ASGIApp, listen: Listen, what: str, path: str) -> int:
 
 
 class BodyLimit:
-    """Refuse bodies over MAX_BODY_BYTES (by Content-Length or as they stream in, chunked
-    or not) with 413, and bodies that stop arriving with 408 — one sentence each."""
+    """Refuse headers over MAX_HEADER_BYTES with 431 (h11 bounds only headers that arrive
+    in pieces), bodies over MAX_BODY_BYTES (by Content-Length or as they stream in,
+    chunked or not) with 413, and bodies that stop arriving with 408 — one sentence each."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
         self.app, self.limit = app, limit
@@ -160,7 +161,12 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
+        headers = scope.get("headers") or []
+        if sum(len(k) + len(v) + 4 for k, v in headers) > MAX_HEADER_BYTES:
+            sentence = f"The request headers may hold at most {MAX_HEADER_BYTES // 1024} KiB."
+            await _refuse(send, 431, sentence)
+            return
+        declared = dict(headers).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             status = 413 if declared.isdigit() else 400
             await _refuse(send, status, self._too_big() if status == 413 else "Bad Content-Length.")
