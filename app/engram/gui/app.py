@@ -8,8 +8,10 @@ import sys
 from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtWidgets import QApplication
 
+from engram.gui.about import app_icon, show_about
 from engram.gui.controller import InspectorController
 from engram.gui.main_window import MainWindow
+from engram.gui.resources import APP_ID
 from engram.gui.theme import apply_theme
 
 NO_DISPLAY = (
@@ -34,8 +36,11 @@ def build(actor: str | None = None) -> tuple[QApplication, MainWindow, Inspector
     QCoreApplication.setApplicationName("Engram Inspector")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    app.setDesktopFileName(APP_ID)
+    app.setWindowIcon(app_icon())  # every window and dialog, the About box too
     apply_theme(app)
     window = MainWindow()
+    window.about_action.triggered.connect(lambda: show_about(window))
     settings = QSettings()
     geometry = settings.value("window/geometry")
     if geometry is not None:

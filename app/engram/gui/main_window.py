@@ -196,6 +196,7 @@ class MainWindow(QMainWindow):
         self.find_action = self._action("&Find in notes", QKeySequence.StandardKey.Find)
         self.time_travel_action = self._action("&Time travel", "Ctrl+T")
         self.refresh_action = self._action("&Refresh", QKeySequence.StandardKey.Refresh)
+        self.about_action = self._action("&About Engram", None)
         menus = (
             (
                 "&File",
@@ -213,6 +214,7 @@ class MainWindow(QMainWindow):
                 ],
             ),
             ("&View", [self.find_action, self.time_travel_action, self.refresh_action]),
+            ("&Help", [self.about_action]),
         )
         for title, actions in menus:
             menu = self.menuBar().addMenu(title)

@@ -2,25 +2,51 @@
 
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import dataclass
+from functools import cache
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from engram.gui import resources
 from engram.model.notes import NoteStatus
 from engram.model.scope import Scope
 
-_SCOPE_LIGHT = {
-    Scope.DIRECT: "#b03a2e",
-    Scope.UNSPECIFIED: "#9a6700",
-    Scope.PORTABLE: "#1d7a46",
-}
-_SCOPE_DARK = {
-    Scope.DIRECT: "#ff8a80",
-    Scope.UNSPECIFIED: "#ffd166",
-    Scope.PORTABLE: "#7be0a4",
-}
+
+@dataclass(frozen=True)
+class ThemeData:
+    """Colours from resources/theme/palettes.json: scope badges and palette overrides."""
+
+    scope_badges: dict[str, dict[Scope, str]]  # "light"/"dark" -> scope -> colour
+    badge_text: dict[str, str]
+    palettes: dict[str, dict[str, dict[str, str]]]  # name -> "active"/"disabled" -> role
+
+
+@cache
+def theme_data() -> ThemeData:
+    """The colour data, read once; a missing or malformed file is an error worth a message."""
+    path = resources.find().palettes
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return ThemeData(
+            scope_badges={
+                mode: {scope: str(colours[scope.value]) for scope in Scope}
+                for mode, colours in raw["scope_badges"].items()
+            },
+            badge_text={mode: str(colour) for mode, colour in raw["badge_text"].items()},
+            palettes=raw["palettes"],
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise RuntimeError(f"{path} is damaged ({error}); reinstall Engram.") from None
+
+
+def _mode(dark: bool | None) -> str:
+    return "dark" if (is_dark() if dark is None else dark) else "light"
+
+
 SCOPE_MEANING = {
     Scope.DIRECT: "private: only when the person alone reads",
     Scope.UNSPECIFIED: "private until the person says otherwise",
@@ -36,12 +62,12 @@ def is_dark() -> bool:
 
 def scope_color(scope: Scope, dark: bool | None = None) -> QColor:
     """The badge colour of a scope, readable on the current (or given) palette."""
-    return QColor((_SCOPE_DARK if (is_dark() if dark is None else dark) else _SCOPE_LIGHT)[scope])
+    return QColor(theme_data().scope_badges[_mode(dark)][scope])
 
 
 def badge_text_color(scope: Scope, dark: bool | None = None) -> QColor:
     """Text on a scope badge: dark on light badges (dark mode), white otherwise."""
-    return QColor("#1b1b1b") if (is_dark() if dark is None else dark) else QColor("#ffffff")
+    return QColor(theme_data().badge_text[_mode(dark)])
 
 
 def closed_color() -> QColor:
@@ -59,33 +85,27 @@ def apply_theme(app: QApplication) -> None:
     app.setStyle("Fusion")
     wanted = os.environ.get("ENGRAM_THEME", "").lower()
     system_dark = app.styleHints().colorScheme() == Qt.ColorScheme.Dark
-    if wanted == "dark" or (wanted != "light" and system_dark):
-        app.setPalette(dark_palette())
-    else:
-        app.setPalette(app.style().standardPalette())
+    dark = wanted == "dark" or (wanted != "light" and system_dark)
+    app.setPalette(dark_palette() if dark else light_palette(app))
+
+
+def _apply(palette: QPalette, name: str) -> QPalette:
+    groups = theme_data().palettes.get(name, {})
+    for group, where in (("active", None), ("disabled", QPalette.ColorGroup.Disabled)):
+        for role, value in groups.get(group, {}).items():
+            colour_role = QPalette.ColorRole[role]
+            if where is None:
+                palette.setColor(colour_role, QColor(value))
+            else:
+                palette.setColor(where, colour_role, QColor(value))
+    return palette
+
+
+def light_palette(app: QApplication) -> QPalette:
+    """Fusion's own palette with the light overrides from the colour data."""
+    return _apply(app.style().standardPalette(), "light")
 
 
 def dark_palette() -> QPalette:
-    """A calm dark palette with enough contrast for small text."""
-    palette = QPalette()
-    colors = {
-        QPalette.ColorRole.Window: "#202124",
-        QPalette.ColorRole.WindowText: "#e8eaed",
-        QPalette.ColorRole.Base: "#17181a",
-        QPalette.ColorRole.AlternateBase: "#24262a",
-        QPalette.ColorRole.ToolTipBase: "#303134",
-        QPalette.ColorRole.ToolTipText: "#e8eaed",
-        QPalette.ColorRole.Text: "#e8eaed",
-        QPalette.ColorRole.Button: "#2d2f33",
-        QPalette.ColorRole.ButtonText: "#e8eaed",
-        QPalette.ColorRole.BrightText: "#ffffff",
-        QPalette.ColorRole.Highlight: "#4c8bf5",
-        QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.Link: "#8ab4f8",
-        QPalette.ColorRole.PlaceholderText: "#9aa0a6",
-    }
-    for role, value in colors.items():
-        palette.setColor(role, QColor(value))
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#80868b"))
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#80868b"))
-    return palette
+    """A calm dark palette with enough contrast for small text (the colour data's "dark")."""
+    return _apply(QPalette(), "dark")
