@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
-# Everything Engram needs on a fresh Debian/Ubuntu machine with Python 3.11+:
-# the few system libraries Qt needs (installed only when missing), a virtual environment
-# in .venv, and the project with its test extras. Safe to run again; quick when done.
-#   ENGRAM_WITH_XVFB=1  also installs what screenshots under Xvfb need.
-# PostgreSQL (server) is installed for the integration tests; Engram itself defaults to SQLite.
+# Set up Engram on a fresh Debian/Ubuntu machine with Python 3.11+: the system packages it
+# needs (installed only when missing), a virtual environment in .venv, and the project.
+# Safe to run again; quick when done.
+#
+#   bootstrap.sh [--for run|test|bundle]     (default: test, what developers want)
+#     run     Qt's system libraries; the project alone           (packaging/run.sh)
+#     test    also the test-only system packages and test tools  (packaging/test.sh, CI)
+#     bundle  also PyInstaller, for packaging/bundle.sh
+#   ENGRAM_WITH_XVFB=1  (test) also what screenshots under Xvfb need.
+# Engram itself defaults to SQLite: PostgreSQL is installed for the tests only.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${ENGRAM_VENV:-$root/.venv}"
 python="${PYTHON:-python3}"
+purpose=test
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --for) purpose="${2:-}"; shift 2 ;;
+    --for=*) purpose="${1#--for=}"; shift ;;
+    *) printf 'engram setup: unknown option %s (use --for run|test|bundle).\n' "$1" >&2; exit 2 ;;
+  esac
+done
 
 say() { printf 'engram setup: %s\n' "$*" >&2; }
 
@@ -16,13 +29,25 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
   exit 1
 fi
 
-packages=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
-# The PostgreSQL server the integration tests start a throwaway cluster of.
-packages+=(postgresql)
-if [ "${ENGRAM_WITH_XVFB:-0}" = 1 ]; then
-  packages+=(xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0
-             libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 fonts-dejavu-core)
-fi
+# --- system packages -------------------------------------------------------------------
+# Running: the libraries Qt's xcb/Wayland platforms load.
+run_packages=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
+# Testing only: the PostgreSQL server the integration tests start a throwaway cluster of,
+# and the validators the desktop-entry and AppStream tests run.
+test_packages=(postgresql desktop-file-utils appstream)
+# Screenshots only (ENGRAM_WITH_XVFB=1): a virtual display and the xcb platform's libraries.
+xvfb_packages=(xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0
+               libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 fonts-dejavu-core)
+
+case "$purpose" in
+  run) packages=("${run_packages[@]}"); extra="" ;;
+  bundle) packages=("${run_packages[@]}"); extra="bundle" ;;
+  test)
+    packages=("${run_packages[@]}" "${test_packages[@]}"); extra="test"
+    if [ "${ENGRAM_WITH_XVFB:-0}" = 1 ]; then packages+=("${xvfb_packages[@]}"); fi
+    ;;
+  *) say "--for takes run, test or bundle, not '$purpose'."; exit 2 ;;
+esac
 if ! "$python" -c 'import ensurepip' >/dev/null 2>&1; then
   packages+=(python3-venv)
 fi
@@ -45,15 +70,36 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
+# --- the virtual environment and the project ------------------------------------------
 if [ ! -x "$venv/bin/python" ]; then
   say "creating the virtual environment in $venv"
   "$python" -m venv "$venv"
 fi
+pip=("$venv/bin/python" -m pip -q --disable-pip-version-check)
+# The distribution was called "engram" before; its files (the `engram` script among them)
+# would clash with engram-inspector's, so it goes first and the project is installed again.
 stamp="$venv/.engram-installed"
-want=$(cat "$root/pyproject.toml" | sha256sum | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  say "installing Engram and its test tools into $venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$root[test]"
-  echo "$want" > "$stamp"
+if compgen -G "$venv/lib/python3*/site-packages/engram-[0-9]*.dist-info" >/dev/null; then
+  say "removing the old 'engram' distribution from $venv"
+  "${pip[@]}" uninstall -y engram
+  rm -f "$stamp"
+fi
+# Its metadata, left in app/ by the editable install, would still list it on sys.path.
+rm -rf "$root/app/engram.egg-info"
+# The stamp holds pyproject.toml's hash and the extras installed with it: a change to
+# pyproject.toml (a new dependency, a rename) installs again, keeping the extras there were.
+want=$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)
+have=""; extras=""
+if [ -f "$stamp" ]; then
+  have=$(sed -n 1p "$stamp"); extras=$(sed -n 2p "$stamp")
+fi
+[ "$have" = "$want" ] || have=""
+if [ -n "$extra" ] && [[ ",$extras," != *",$extra,"* ]]; then
+  extras="${extras:+$extras,}$extra"; have=""
+fi
+if [ -z "$have" ]; then
+  say "installing Engram${extras:+ with [$extras]} into $venv"
+  "${pip[@]}" install --upgrade pip
+  "${pip[@]}" install -e "$root${extras:+[$extras]}"
+  printf '%s\n%s\n' "$want" "$extras" > "$stamp"
 fi

@@ -4,7 +4,7 @@
 # The demo store is public sample data, so its passphrase is simply "demo".
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/packaging/bootstrap.sh"
+bash "$root/packaging/bootstrap.sh" --for run
 venv="${ENGRAM_VENV:-$root/.venv}"
 store="${ENGRAM_DEMO_STORE:-${XDG_DATA_HOME:-$HOME/.local/share}/engram/demo.engram}"
 export ENGRAM_DEMO_PASSPHRASE="${ENGRAM_DEMO_PASSPHRASE:-demo}"

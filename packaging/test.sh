@@ -2,7 +2,7 @@
 # The whole test suite: set-up, lint (ruff), types (mypy), then pytest offscreen.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/packaging/bootstrap.sh"
+bash "$root/packaging/bootstrap.sh" --for test
 venv="${ENGRAM_VENV:-$root/.venv}"
 cd "$root"
 echo "== ruff"

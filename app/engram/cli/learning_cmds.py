@@ -10,6 +10,7 @@ from typing import Any
 
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
+from engram.cli.progress import progress_bar
 from engram.control import candidates
 from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
@@ -178,11 +179,13 @@ def cmd_agents_history(ctx: CommandContext) -> int:
 def cmd_learn(ctx: CommandContext) -> int:
     extractor = _extractor(ctx)
     store = ctx.store()
-    if ctx.args.person:
-        session = ctx.session(ctx.args.person)  # checks the person exists
-        reports = extraction.learn_person(store, PersonId(session.person), extractor)
-    else:
-        reports = extraction.learn_all(store, extractor)
+    with progress_bar(ctx, "Learning") as progress:
+        if ctx.args.person:
+            session = ctx.session(ctx.args.person)  # checks the person exists
+            person = PersonId(session.person)
+            reports = extraction.learn_person(store, person, extractor, progress=progress)
+        else:
+            reports = extraction.learn_all(store, extractor, progress=progress)
     failed = [r for r in reports if r.error]
     if ctx.as_json:
         emit_json({"passes": [r.to_json() for r in reports]})
@@ -209,7 +212,9 @@ def cmd_maintain(ctx: CommandContext) -> int:
     # --now moves the decisions (what has expired), never the journal's clock: events keep
     # the real time, so nothing written later is dated before it.
     now = parse_time(ctx.args.now) if ctx.args.now else None
-    reports = maintenance.maintain_all(ctx.store(), now)
+    store = ctx.store()
+    with progress_bar(ctx, "Maintaining") as progress:
+        reports = maintenance.maintain_all(store, now, progress)
     if ctx.as_json:
         emit_json({"persons": reports})
         return 0

@@ -6,6 +6,7 @@ from typing import Any
 
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
+from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons
 from engram.model.errors import InvalidInput
 from engram.runtime import transcript_import
@@ -103,7 +104,9 @@ def cmd_demo(ctx: CommandContext) -> int:
 
 
 def cmd_verify(ctx: CommandContext) -> int:
-    report = forensics.verify_store(ctx.store())
+    store = ctx.store()
+    with progress_bar(ctx, "Verifying chains") as progress:
+        report = forensics.verify_store(store, progress)
     if ctx.as_json:
         emit_json(report.to_json())
     else:
@@ -146,7 +149,9 @@ def cmd_audit(ctx: CommandContext) -> int:
 
 
 def cmd_erase(ctx: CommandContext) -> int:
-    report = erase.erase_person(ctx.session(ctx.args.person), ctx.args.confirm)
+    session = ctx.session(ctx.args.person)
+    with progress_bar(ctx, "Scanning the raw files") as progress:
+        report = erase.erase_person(session, ctx.args.confirm, progress)
     if ctx.as_json:
         emit_json(report)
     else:
@@ -192,7 +197,9 @@ def cmd_import(ctx: CommandContext) -> int:
         raise InvalidInput(f"Cannot read {ctx.args.file}: {error.strerror}.") from None
     except UnicodeDecodeError:
         raise InvalidInput(f"{ctx.args.file} is not UTF-8 text; nothing was imported.") from None
-    created = transcript_import.import_transcript(ctx.store(), lines)
+    store = ctx.store()
+    with progress_bar(ctx, "Importing conversations") as progress:
+        created = transcript_import.import_transcript(store, lines, progress)
     if ctx.as_json:
         emit_json({"conversations": created})
     else:

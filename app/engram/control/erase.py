@@ -14,12 +14,16 @@ from typing import Any
 from engram.control.session import PersonSession
 from engram.model.clock import iso
 from engram.model.errors import NotAllowed
+from engram.model.progress import Progress
 from engram.store import conversation_log, erasure
 from engram.store.erasure import Shredded
 
 
-def erase_person(session: PersonSession, confirm: str) -> dict[str, Any]:
-    """Erase the session's person; `confirm` must repeat their id exactly (typed confirmation)."""
+def erase_person(
+    session: PersonSession, confirm: str, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Erase the session's person; `confirm` must repeat their id exactly (typed confirmation).
+    `progress` follows the raw file scan, the long part."""
     if confirm != session.person:
         raise NotAllowed(
             f"To erase {session.person}, confirm by typing that id exactly; nothing was erased."
@@ -48,7 +52,7 @@ def erase_person(session: PersonSession, confirm: str) -> dict[str, Any]:
                 "rows": tally.rows_deleted,
             },
         )
-    scan = erasure.scan_files(store, tally.needles)
+    scan = erasure.scan_files(store, tally.needles, progress)
     return {
         "person": person,
         "erased_at": iso(store.now()),

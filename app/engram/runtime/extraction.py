@@ -39,6 +39,7 @@ from engram.model.errors import Conflict, EngramError, NotAllowed, NotFound
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import NoteFilter, NoteStatus
+from engram.model.progress import Progress
 from engram.model.scope import Scope
 from engram.runtime.note_writes import NoteDraft, note_added, suggestion, writable_conversation
 from engram.store import agent_configs, conversation_log, journal, people, projection
@@ -133,13 +134,15 @@ def learn_person(
     extractor: Extractor,
     host: HostPolicy = HostPolicy(),
     conversation: ConversationId | None = None,
+    progress: Progress | None = None,
 ) -> list[PassReport]:
     """Run every pending pass for one person (in one conversation, if given), one after
     another (W5). A pass that fails (an extractor down, a conversation gone) is reported
-    and the others still run."""
+    and the others still run. `progress` counts the conversations."""
     reports: list[PassReport] = []
     with person_lock(store, person):
-        for work in pending(store, person, host, conversation):
+        works = pending(store, person, host, conversation)
+        for done, work in enumerate(works, start=1):
             for chunk in _chunks(work.turns, MAX_TURNS):
                 try:
                     reports.append(_run(store, person, work, chunk, extractor))
@@ -147,18 +150,27 @@ def learn_person(
                     turns = [TurnId(str(e.ref)) for e in chunk]
                     reports.append(PassReport(person, work.info.id, turns, error=str(error)))
                     break  # later turns of this conversation wait for the earlier ones
+            if progress:
+                progress(done, len(works))
     return reports
 
 
 def learn_all(
-    store: Store, extractor: Extractor, host: HostPolicy = HostPolicy()
+    store: Store,
+    extractor: Extractor,
+    host: HostPolicy = HostPolicy(),
+    progress: Progress | None = None,
 ) -> list[PassReport]:
-    """Run pending passes for everyone in the store (`engram learn`)."""
+    """Run pending passes for everyone in the store (`engram learn`); `progress` counts
+    the people."""
     with store.read() as conn:
         everyone = people.all_ids(conn)
-    return [
-        report for person in everyone for report in learn_person(store, person, extractor, host)
-    ]
+    reports: list[PassReport] = []
+    for done, person in enumerate(everyone, start=1):
+        reports.extend(learn_person(store, person, extractor, host))
+        if progress:
+            progress(done, len(everyone))
+    return reports
 
 
 def _chunks(turns: list[LogEntry], size: int) -> list[list[LogEntry]]:

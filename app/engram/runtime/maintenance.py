@@ -14,6 +14,7 @@ from engram.engine import merge
 from engram.model.events import EventType, NewEvent
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
+from engram.model.progress import Progress
 from engram.runtime.extraction import person_lock
 from engram.store import journal, people, projection
 from engram.store.store import Store
@@ -53,8 +54,15 @@ def current_profile(conn: Any, memory: PersonMemory) -> dict[str, Any] | None:
     return dict(event.body) if event else None
 
 
-def maintain_all(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
+def maintain_all(
+    store: Store, now: datetime | None = None, progress: Progress | None = None
+) -> list[dict[str, Any]]:
     """Run the pass for everyone in the store."""
     with store.read() as conn:
         everyone = people.all_ids(conn)
-    return [maintain_person(store, person, now) for person in everyone]
+    reports = []
+    for done, person in enumerate(everyone, start=1):
+        reports.append(maintain_person(store, person, now))
+        if progress:
+            progress(done, len(everyone))
+    return reports

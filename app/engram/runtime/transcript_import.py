@@ -24,6 +24,7 @@ from typing import Any
 from engram.model.conversation import EntryKind, Surface, TurnStatus
 from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, PersonId, new_call_id, new_turn_id, person_id
+from engram.model.progress import Progress
 from engram.runtime.conversations import MAX_TURN_CHARS
 from engram.store import conversation_log, journal
 from engram.store.store import Store
@@ -121,12 +122,14 @@ def parse(lines: Iterable[str]) -> list[_Conversation]:
     return conversations
 
 
-def import_transcript(store: Store, lines: Iterable[str]) -> list[ConversationId]:
+def import_transcript(
+    store: Store, lines: Iterable[str], progress: Progress | None = None
+) -> list[ConversationId]:
     """Import every conversation in one transaction; returns their new ids."""
     parsed = parse(lines)
     created: list[ConversationId] = []
     with store.write() as txn:
-        for conversation in parsed:
+        for done, conversation in enumerate(parsed, start=1):
             for person in conversation.participants:
                 journal.ensure_person(store, txn, person)
             info = conversation_log.create(
@@ -173,4 +176,6 @@ def import_transcript(store: Store, lines: Iterable[str]) -> list[ConversationId
                         text=item["text"],
                     )
             created.append(info.id)
+            if progress:
+                progress(done, len(parsed))
     return created

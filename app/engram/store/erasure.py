@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, select
 
 from engram.model.ids import ConversationId, PersonId
+from engram.model.progress import Progress
 from engram.store import chain, crypto, projection, schema
 from engram.store.dialect import lock_chain, sqlite_path
 from engram.store.store import Store, WriteTxn, conversation_key_ref, person_key_ref
@@ -157,21 +158,27 @@ def erasure_records(conn: Connection) -> list[dict[str, Any]]:
     ]
 
 
-def scan_files(store: Store, needles: Iterable[bytes]) -> dict[str, Any]:
-    """Look for erased ciphertext in the database file, its WAL and its shared memory."""
+def scan_files(
+    store: Store, needles: Iterable[bytes], progress: Progress | None = None
+) -> dict[str, Any]:
+    """Look for erased ciphertext in the database file, its WAL and its shared memory.
+    `progress` counts probes looked for, file by file (each is a pass over the file)."""
     path = sqlite_path(store.url)
     if path is None:
         return {"scanned": [], "found": 0, "note": "not a file store; keys were destroyed"}
     probes = {bytes(n[-SCAN_WINDOW:]) for n in needles if len(n) >= SCAN_WINDOW}
+    files = [path.with_name(path.name + suffix) for suffix in ("", "-wal", "-shm")]
+    files = [candidate for candidate in files if candidate.exists()]
     scanned: list[str] = []
-    found = 0
-    for suffix in ("", "-wal", "-shm"):
-        candidate = path.with_name(path.name + suffix)
-        if not candidate.exists():
-            continue
+    found = done = 0
+    for candidate in files:
         data = candidate.read_bytes()
         scanned.append(candidate.name)
-        found += sum(1 for probe in probes if probe in data)
+        for probe in probes:
+            found += probe in data
+            done += 1
+            if progress:
+                progress(done, len(files) * len(probes))
     return {"scanned": scanned, "looked_for": len(probes), "found": found}
 
 
