@@ -16,10 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import engram
+from engram.model.errors import EngramError
 
 APP_ID = "io.github.engram_inspector.Engram"
 ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 _PALETTES = Path("theme") / "palettes.json"
+
+
+class ResourcesMissing(EngramError):
+    """The installation lacks its resources (one sentence for the CLI's error boundary)."""
 
 
 @dataclass(frozen=True)
@@ -55,12 +60,12 @@ def _candidates() -> list[Resources]:
 
 
 def find() -> Resources:
-    """The first place that holds the palettes; FileNotFoundError names where it looked."""
+    """The first place that holds the palettes; ResourcesMissing names where it looked."""
     candidates = _candidates()
     for candidate in candidates:
         if candidate.palettes.is_file():
             return candidate
     looked = ", ".join(str(c.palettes.parent.parent) for c in candidates)
-    raise FileNotFoundError(
+    raise ResourcesMissing(
         f"Engram's resources are missing (looked in {looked}); reinstall Engram."
     )

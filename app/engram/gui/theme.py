@@ -40,7 +40,9 @@ def theme_data() -> ThemeData:
             palettes=raw["palettes"],
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise RuntimeError(f"{path} is damaged ({error}); reinstall Engram.") from None
+        raise resources.ResourcesMissing(
+            f"{path} is damaged ({error}); reinstall Engram."
+        ) from None
 
 
 def _mode(dark: bool | None) -> str:

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Build a onedir bundle of Engram (the `engram` command: CLI and inspector) with PyInstaller,
+# then smoke-test it. The bundle lands in dist/engram/ (ENGRAM_BUNDLE_DIST to change);
+# run it as dist/engram/engram. Needs no display: the inspector is tried offscreen.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash "$root/packaging/bootstrap.sh" --for bundle
+venv="${ENGRAM_VENV:-$root/.venv}"
+dist="${ENGRAM_BUNDLE_DIST:-$root/dist}"
+work="${ENGRAM_BUNDLE_WORK:-$root/build/pyinstaller}"
+echo "== building the bundle in $dist/engram"
+"$venv/bin/pyinstaller" --noconfirm --clean --log-level WARN \
+  --distpath "$dist" --workpath "$work" "$root/packaging/engram.spec"
+echo "== smoke test"
+bash "$root/packaging/smoke_bundle.sh" "$dist/engram/engram"
+echo "== bundle: $(du -sh "$dist/engram" | cut -f1) in $dist/engram"

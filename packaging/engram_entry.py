@@ -1,0 +1,5 @@
+"""The bundle's entry point: the `engram` command (CLI and `engram desk`)."""
+
+from engram.cli.main import run
+
+run()
