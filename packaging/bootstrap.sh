@@ -94,6 +94,8 @@ if [ -f "$stamp" ]; then
   have=$(sed -n 1p "$stamp"); extras=$(sed -n 2p "$stamp")
 fi
 [ "$have" = "$want" ] || have=""
+# ... and the project must still be there (a stray `pip uninstall` leaves the stamp behind).
+compgen -G "$venv/lib/python3*/site-packages/engram_inspector-*.dist-info" >/dev/null || have=""
 if [ -n "$extra" ] && [[ ",$extras," != *",$extra,"* ]]; then
   extras="${extras:+$extras,}$extra"; have=""
 fi

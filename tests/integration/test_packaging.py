@@ -85,7 +85,16 @@ def test_issue12_item1_an_installed_wheel_finds_its_resources(tmp_path: Path) ->
     prefix = tmp_path / "prefix"
     (wheel,) = wheels.glob("engram_inspector-*.whl")
     subprocess.run(
-        [*pip, "install", "--no-deps", "--no-index", "--prefix", str(prefix), str(wheel)],
+        [
+            *pip,
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--ignore-installed",
+            "--prefix",
+            str(prefix),
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
     )
