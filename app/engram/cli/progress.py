@@ -11,10 +11,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as Bar
-
 from engram.cli.context import CommandContext
 from engram.model.progress import Progress
 
@@ -30,6 +26,11 @@ def progress_bar(ctx: CommandContext, label: str) -> Iterator[Progress | None]:
     if not wanted(ctx):
         yield None
         return
+    # Imported here: a command that draws no bar does not pay for rich's import.
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
