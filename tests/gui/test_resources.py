@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -27,7 +28,11 @@ def test_issue12_item1_every_icon_size_is_there_at_its_size() -> None:
     assert all(QImage(str(f)).height() == QImage(str(f)).width() for f in files)
 
 
-def test_issue12_item1_window_dialogs_and_about_box_carry_the_icon(qtbot: QtBot) -> None:
+def test_issue12_item1_window_dialogs_and_about_box_carry_the_icon(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    # build() uses the default settings: keep them out of the user's configuration.
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
     app, window, controller = build()
     qtbot.addWidget(window)
     icon = app.windowIcon()
