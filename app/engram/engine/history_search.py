@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from engram.engine.words import DEFAULT_LANGUAGE, fold, stem, terms, word_spans
+from engram.engine.words import DEFAULT_LANGUAGE, find_word, terms
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 25
@@ -171,10 +171,8 @@ def find_relevant(
 
 def word_excerpt(text: str, wanted: set[str], language: str = DEFAULT_LANGUAGE) -> str:
     """An excerpt around the first word of `text` among the `wanted` terms."""
-    for start, end, word in word_spans(text):
-        if stem(fold(word), language) in wanted:
-            return excerpt(text, start, end)
-    return excerpt(text, 0, 0)
+    span = find_word(text, wanted, language)
+    return excerpt(text, *span) if span else excerpt(text, 0, 0)
 
 
 def find_pattern(

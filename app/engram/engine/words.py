@@ -10,17 +10,20 @@ the letter (Cyrillic й, the Devanagari nukta) and the language's stemmer expect
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import unicodedata
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import Stemmer
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Collection
 
 DEFAULT_LANGUAGE = "english"
+Span = tuple[int, int] | None
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -217,44 +220,55 @@ def tokens(text: str) -> list[str]:
     return [w for w in found if w not in STOP_WORDS]
 
 
-def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    """Where each token of an unfolded text starts and ends, and the token as written."""
-    for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text):
-        yield found.start(), found.end(), found.group()
-
-
 class _Stemmers(threading.local):
     """One stemmer per language and thread (a PyStemmer stemmer is not thread-safe)."""
 
     def __init__(self) -> None:
         self.by_language: dict[str, Stemmer.Stemmer] = {}
 
-    def get(self, language: str) -> Stemmer.Stemmer:
+    def stem(self, language: str, word: str) -> str:
         stemmer = self.by_language.get(language)
         if stemmer is None:
-            stemmer = Stemmer.Stemmer(language if language in LANGUAGES else DEFAULT_LANGUAGE)
-            self.by_language[language] = stemmer
-        return stemmer
+            # no cache of its own: _stemmer's is faster and shared by the threads
+            stemmer = self.by_language[language] = Stemmer.Stemmer(language, 0)
+        stemmed: str = stemmer.stemWord(word)
+        return stemmed
 
 
 _stemmers = _Stemmers()
+_cached: dict[str, Callable[[str], str]] = {}
 
 
-def stems(words: Iterable[str], language: str = DEFAULT_LANGUAGE) -> list[str]:
-    """Each (folded) word reduced by the language's Snowball stemmer."""
-    stemmed: list[str] = _stemmers.get(language).stemWords(list(words))
-    return stemmed
+def _stemmer(language: str) -> Callable[[str], str]:
+    """The language's stemming function, with a cache of recent words (building an index
+    stems the same words over and over); unknown languages stem as English."""
+    found = _cached.get(language)
+    if found is None:
+        algorithm = language if language in LANGUAGES else DEFAULT_LANGUAGE
+        found = functools.lru_cache(maxsize=65_536)(functools.partial(_stemmers.stem, algorithm))
+        found = _cached.setdefault(language, found)
+    return found
 
 
 def stem(word: str, language: str = DEFAULT_LANGUAGE) -> str:
     """One folded word, stemmed."""
-    stemmed: str = _stemmers.get(language).stemWord(word)
-    return stemmed
+    return _stemmer(language)(word)
 
 
 def terms(text: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
     """The comparable words of a text (H1)."""
-    return set(stems(set(tokens(text)), language))
+    folded = fold(text)
+    found = set((_WORD if folded.isascii() else _MARKED_WORD).findall(folded))
+    return set(map(_stemmer(language), found - STOP_WORDS))
+
+
+def find_word(text: str, wanted: Collection[str], language: str = DEFAULT_LANGUAGE) -> Span:
+    """Where the first word of an unfolded text among the `wanted` terms starts and ends."""
+    stemmed = _stemmer(language)
+    for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text):
+        if stemmed(fold(found.group())) in wanted:
+            return found.span()
+    return None
 
 
 def language_named(text: str | None) -> str | None:
