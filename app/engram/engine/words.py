@@ -10,7 +10,6 @@ the letter (Cyrillic й, the Devanagari nukta) and the language's stemmer expect
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 import unicodedata
@@ -236,18 +235,36 @@ class _Stemmers(threading.local):
 
 
 _stemmers = _Stemmers()
-_cached: dict[str, Callable[[str], str]] = {}
+CACHED_STEMS = 65_536  # words per language; the cache starts again when full
+
+
+class _StemCache(dict[str, str]):
+    """Folded word -> stem in one language, filled as words come (building an index stems
+    the same words over and over; a hit is one dictionary lookup)."""
+
+    __slots__ = ("algorithm",)
+
+    def __init__(self, algorithm: str) -> None:
+        super().__init__()
+        self.algorithm = algorithm
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= CACHED_STEMS:
+            self.clear()
+        stemmed = self[word] = _stemmers.stem(self.algorithm, word)
+        return stemmed
+
+
+_caches: dict[str, _StemCache] = {}
 
 
 def _stemmer(language: str) -> Callable[[str], str]:
-    """The language's stemming function, with a cache of recent words (building an index
-    stems the same words over and over); unknown languages stem as English."""
-    found = _cached.get(language)
-    if found is None:
+    """The language's stemming function; unknown languages stem as English."""
+    cache = _caches.get(language)
+    if cache is None:
         algorithm = language if language in LANGUAGES else DEFAULT_LANGUAGE
-        found = functools.lru_cache(maxsize=65_536)(functools.partial(_stemmers.stem, algorithm))
-        found = _cached.setdefault(language, found)
-    return found
+        cache = _caches.setdefault(language, _StemCache(algorithm))
+    return cache.__getitem__
 
 
 def stem(word: str, language: str = DEFAULT_LANGUAGE) -> str:
