@@ -74,7 +74,7 @@ from _bench import (
     workdir,
 )
 
-from engram.engine.history_search import Message, MessageIndex, terms
+from engram.engine.history_search import Message, MessageIndex
 from engram.model.ids import ConversationId, PersonId
 from engram.runtime import history
 from engram.runtime.conversations import append_turn, conversations_of, start_conversation, turns
@@ -397,7 +397,10 @@ def part_person(
     page_size = db.execute("PRAGMA page_size").fetchone()[0]
     fts_size = page_count * page_size
 
-    candidates = [len(set().union(*(index.index.holders(t) for t in terms(q)))) for q in queries]
+    candidates = [
+        len(set().union(*(index.index.holders(t) for t in index.index.counted_terms(q))))
+        for q in queries
+    ]
     rounds = args.repeat or 1
     searched = interleave_queries(
         {
