@@ -30,6 +30,10 @@ from engram.store import crypto, journal
 from engram.store.store import Store
 
 PASSPHRASE = "x"
+# LoCoMo (read-only), beside the project: ../shared/data relative to the project root
+LOCOMO = (
+    Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "locomo10.json"
+).resolve()
 
 # ---- timing ---------------------------------------------------------------------------
 

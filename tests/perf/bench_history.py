@@ -1,6 +1,7 @@
 """History search speed — conversation_find and person-wide search, against SQLite FTS5.
 
-Texts and queries come from LoCoMo (/work/shared/data/locomo10.json, read-only; --data):
+Texts and queries come from LoCoMo (../shared/data/locomo10.json relative to the project
+root, read-only; --data):
 its 5,882 turn texts, shuffled and cycled to the size wanted, and its questions as queries.
 
 Part 1 — conversation_find (relevance) over one 10,000-turn conversation (--quick: 1,000).
@@ -57,6 +58,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from _bench import (
+    LOCOMO,
     Timing,
     Verdict,
     finish,
@@ -72,14 +74,13 @@ from _bench import (
     workdir,
 )
 
-from engram.engine.history_search import Message, MessageIndex, terms
+from engram.engine.history_search import Message, MessageIndex
 from engram.model.ids import ConversationId, PersonId
 from engram.runtime import history
 from engram.runtime.conversations import append_turn, conversations_of, start_conversation, turns
 from engram.runtime.person_search import PersonIndex
 from engram.store.store import Store
 
-DATA = Path("/work/shared/data/locomo10.json")
 ALICE = PersonId("alice")
 FIND_TARGET = 1.0
 BUILD_TARGET = 2.0
@@ -396,7 +397,10 @@ def part_person(
     page_size = db.execute("PRAGMA page_size").fetchone()[0]
     fts_size = page_count * page_size
 
-    candidates = [len(set().union(*(index.index.holders(t) for t in terms(q)))) for q in queries]
+    candidates = [
+        len(set().union(*(index.index.holders(t) for t in index.index.counted_terms(q))))
+        for q in queries
+    ]
     rounds = args.repeat or 1
     searched = interleave_queries(
         {
@@ -470,7 +474,7 @@ def _pair(timing: Timing) -> list[str]:
 def main() -> None:
     started = time.perf_counter()
     p = parser(__doc__ or "")
-    p.add_argument("--data", type=Path, default=DATA, help="LoCoMo json (locomo10.json)")
+    p.add_argument("--data", type=Path, default=LOCOMO, help="LoCoMo json (locomo10.json)")
     p.add_argument("--part", choices=["1", "2"], help="run only part 1 or part 2")
     args = p.parse_args()
     scale = 10 if args.quick else 1

@@ -1,19 +1,22 @@
 """Retrieval quality of conversation_find (relevance) on LoCoMo, against SQLite FTS5 BM25.
 
-Data: /work/shared/data/locomo10.json (read-only; --data to point elsewhere) — 10
-conversations, each a series of sessions of turns with `dia_id` ids, and `qa` items with a
-`question`, a `category` and `evidence` (the dia_ids that hold the answer).
+Data: ../shared/data/locomo10.json relative to the project root (read-only; --data to point
+elsewhere) — 10 conversations, each a series of sessions of turns with `dia_id` ids, and
+`qa` items with a `question`, a `category` and `evidence` (the dia_ids that hold the answer).
 
 For each question, the turns of that question's conversation are searched (the `text` of
 every turn; the dia_id is the turn id, the turn's order across the sessions its position)
-and a question counts as found when at least one evidence dia_id is among the top 5.
-Compared on exactly the same turns and questions:
-  - Engram: engine.history_search.find_relevant (score = distinct query words matched),
-    ties newest first as shipped, and — the same call over negated positions — oldest first;
+and a question counts as found at k when at least one evidence dia_id is among the top k.
+Compared on exactly the same turns and questions, in the same run:
+  - Engram: the shipped ranking, engine.history_search.MessageIndex.find_relevant (H1:
+    score = counted query words matched, Snowball-stemmed in English, words common in the
+    conversation not counted), one index per conversation as the history tools keep it;
+    ties newest first as shipped, and — the same over negated positions — oldest first;
   - BM25: an in-memory SQLite FTS5 table (tokenize='porter unicode61'), the question's
     tokens each quoted and OR-ed, ranked by bm25() (ties: newest first).
-Each system is asked for 25 results once; recall@5 reads the first 5 (find_relevant sorts
-every match before cutting, so its first 5 of 25 are exactly its answer with limit 5).
+Each system is asked for 25 results once; recall@5 and @10 read the first 5 and 10
+(find_relevant sorts every match before cutting, so its first k of 25 are exactly its
+answer with limit k). The target: Engram at or above BM25 at recall@5 over categories 1-4.
 
 Evidence ids are read leniently ("D8:6; D9:17", "D:11:26", "D30:05" occur); ids that name
 no turn are dropped and questions left without evidence are skipped (counted below).
@@ -35,13 +38,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _bench import finish, fmt_time, header, parser, table
+from _bench import LOCOMO, Verdict, finish, fmt_time, header, parser, table
 
-from engram.engine.history_search import Message, find_relevant
+from engram.engine.history_search import Message, MessageIndex
 
-DATA = Path("/work/shared/data/locomo10.json")
 TOP = 5
-DEEP = 25
+DEPTHS = (TOP, 10, 25)
+DEEP = DEPTHS[-1]
 CATEGORIES = {
     1: "multi-hop",
     2: "temporal",
@@ -94,7 +97,7 @@ class Tally:
     ) -> None:
         if not ranked:
             self.no_match[system] += 1
-        for k in (TOP, DEEP):
+        for k in DEPTHS:
             if evidence.intersection(ranked[:k]):
                 key = (system, k, category)
                 self.found[key] = self.found.get(key, 0) + 1
@@ -181,12 +184,13 @@ def evaluate(samples: Sequence[Sample]) -> Tally:
     tally = Tally()
     for sample in samples:
         turns = sample.turns
-        oldest_first = [Message(m.turn, -m.position, m.text) for m in turns]
+        index = MessageIndex(turns)
+        oldest_first = MessageIndex(Message(m.turn, -m.position, m.text) for m in turns)
         db = fts_table(turns)
         for question in sample.questions:
             tally.asked[question.category] = tally.asked.get(question.category, 0) + 1
             start = time.perf_counter()
-            shipped = find_relevant(turns, question.text, DEEP)
+            shipped = index.find_relevant(question.text, DEEP)
             tally.seconds["engram"] += time.perf_counter() - start
             engram = [m.turn for m in shipped.matches]
             if len(shipped.matches) > TOP and shipped.matches[TOP - 1].score == (
@@ -194,7 +198,7 @@ def evaluate(samples: Sequence[Sample]) -> Tally:
             ):
                 tally.tied_cut += 1
             start = time.perf_counter()
-            reversed_ = find_relevant(oldest_first, question.text, DEEP)
+            reversed_ = oldest_first.find_relevant(question.text, DEEP)
             tally.seconds["engram-oldest"] += time.perf_counter() - start
             oldest = [m.turn for m in reversed_.matches]
             start = time.perf_counter()
@@ -218,7 +222,7 @@ def report(tally: Tally) -> None:
         ("overall (cat 1-4)", HEADLINE),
         ("overall incl. cat 5", tuple(sorted(tally.asked))),
     ]
-    for k in (TOP, DEEP):
+    for k in DEPTHS:
         rows = []
         for name, categories in groups:
             engram, asked = tally.recall("engram", k, categories)
@@ -235,7 +239,7 @@ def report(tally: Tally) -> None:
                 ]
             )
         print()
-        print(f"-- recall@{k}{'' if k == TOP else ' (informational: the tool maximum)'}")
+        print(f"-- recall@{k}{' (the tool maximum)' if k == DEEP else ''}")
         print(
             table(
                 ["questions", "n", "Engram", "Engram oldest", "BM25", "Engram - BM25"],
@@ -259,7 +263,7 @@ def report(tally: Tally) -> None:
 def main() -> None:
     started = time.perf_counter()
     p = parser(__doc__ or "")
-    p.add_argument("--data", type=Path, default=DATA, help="LoCoMo json (locomo10.json)")
+    p.add_argument("--data", type=Path, default=LOCOMO, help="LoCoMo json (locomo10.json)")
     args = p.parse_args()
     header("eval_locomo: recall of conversation_find (relevance) vs FTS5 BM25", args)
     samples, dropped = load(args.data, 10 if args.quick else 1)
@@ -270,8 +274,19 @@ def main() -> None:
         f"({turns / len(samples):,.0f} per conversation), {questions:,} questions scored; "
         + ", ".join(f"{v} {k}" for k, v in dropped.items())
     )
-    report(evaluate(samples))
-    finish([], args, started)
+    tally = evaluate(samples)
+    report(tally)
+    engram, _ = tally.recall("engram", TOP, HEADLINE)
+    bm25, _ = tally.recall("bm25", TOP, HEADLINE)
+    # a Verdict passes when measured / baseline <= target: BM25's recall over Engram's <= 1
+    verdict = Verdict("Engram >= BM25 at recall@5 (cat 1-4)", bm25, engram, 1.0, "")
+    print()
+    print("== eval_locomo: result")
+    print(
+        f"   target {verdict.name}: Engram {pct(engram)}, BM25 {pct(bm25)} "
+        f"({(engram - bm25) * 100:+.1f} pp): {'PASS' if verdict.ok else 'MISS'}"
+    )
+    finish([verdict], args, started)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engram.engine.history_search import terms
+from engram.engine.words import terms
 from engram.model.ids import NoteId, TurnId
 from engram.model.scope import Durability, Kind
 

@@ -1,21 +1,20 @@
 """Lexical search over a conversation's messages (H1, H2) — pure, no I/O; the index lives
 in memory (`MessageIndex`) and is fed by the layers above.
 
-Relevance: the score is the number of distinct query words a message contains; ties go
-to the newer message. Words are compared after Unicode normalisation (NFKC, case folded,
-accents stripped), without punctuation or stop words, and by a light stem so that "plans",
-"planned" and "planning" meet "plan".
+Relevance: the score is the number of the query's words a message contains, counting
+only words that are not common in the messages searched; ties go to the newer message.
+What a word is (folding, stop words, the Snowball stemmer of the conversation's language)
+is `engine.words`.
 """
 
 from __future__ import annotations
 
-import functools
 import heapq
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+
+from engram.engine.words import DEFAULT_LANGUAGE, find_word, terms
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 25
@@ -25,87 +24,10 @@ NO_MATCH_HINT = (
     "see what is there another way"
 )
 MORE_HINT = "more messages matched; ask for a higher limit (25 at most) or narrow the query"
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "hers",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "ours",
-        "she",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "too",
-        "us",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-    ]
-)
-_SUFFIXES = ("ingly", "edly", "ing", "ied", "ies", "ed", "es", "ly", "s")
+# H1: a query word in more than one in COMMON_SHARE of the messages searched, and in more
+# than COMMON_MIN of them, is a stop word for that search
+COMMON_SHARE = 10
+COMMON_MIN = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,30 +57,6 @@ class FindResult:
     hint: str | None
 
 
-def _fold(text: str) -> str:
-    if text.isascii():
-        return text.lower()  # the same as the full fold below, for a fraction of the cost
-    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-@functools.lru_cache(maxsize=65_536)
-def stem(word: str) -> str:
-    """A light suffix stripper: enough to meet plurals and verb forms, never below 3 letters."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
-            break
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-        word = word[:-1]  # planned -> plann -> plan
-    return word
-
-
-def terms(text: str) -> set[str]:
-    """The comparable words of a text."""
-    return {stem(w) for w in _WORD.findall(_fold(text)) if w not in STOP_WORDS}
-
-
 def clamp(limit: int | None) -> int:
     """5 by default, 25 at most (H1)."""
     if limit is None:
@@ -177,13 +75,16 @@ def excerpt(text: str, start: int, end: int, width: int = EXCERPT_CHARS) -> str:
 class MessageIndex:
     """Messages with an inverted index from each term to the positions that hold it.
 
-    Relevance search then counts postings instead of re-reading every message; messages can
-    be added as a log grows and removed when their content is excised (H5).
+    A term's postings are also its document frequency, kept up to date as messages are
+    added (the log grows) or removed (their content is excised, H5); so relevance search
+    tells common words from the rest and counts postings without re-reading any message.
+    Terms are stemmed in the index's `language` (a Snowball algorithm name).
     """
 
-    __slots__ = ("_messages", "_postings")
+    __slots__ = ("_messages", "_postings", "language")
 
-    def __init__(self, messages: Iterable[Message] = ()) -> None:
+    def __init__(self, messages: Iterable[Message] = (), language: str = DEFAULT_LANGUAGE) -> None:
+        self.language = language
         self._messages: dict[int, Message] = {}
         # term -> positions holding it; lists (not sets): building is the hot path and
         # removal (an excision) is rare
@@ -200,7 +101,7 @@ class MessageIndex:
             self.remove(message.position)
         self._messages[message.position] = message
         postings = self._postings
-        for term in terms(message.text):
+        for term in terms(message.text, self.language):
             holders = postings.get(term)
             if holders is None:
                 postings[term] = [message.position]
@@ -212,11 +113,17 @@ class MessageIndex:
         message = self._messages.pop(position, None)
         if message is None:
             return
-        for term in terms(message.text):
+        for term in terms(message.text, self.language):
             holders = self._postings[term]
             holders.remove(position)
             if not holders:
                 del self._postings[term]
+
+    def in_language(self, language: str) -> MessageIndex:
+        """This index, or the same messages indexed anew in another language."""
+        if language == self.language:
+            return self
+        return MessageIndex(self.messages(), language)
 
     def holders(self, term: str) -> Sequence[int]:
         """The positions of the messages that hold a (normalised) term."""
@@ -226,33 +133,46 @@ class MessageIndex:
         """Every indexed message, oldest first."""
         return sorted(self._messages.values(), key=lambda m: m.position)
 
+    def counted_terms(self, query: str) -> set[str]:
+        """H1: the query's words that count in this search — those some message holds,
+        less the common ones (in more than one in ten messages and more than five), unless
+        every word that matches is common: then they all count."""
+        searched = len(self._messages)
+        found = {t: len(h) for t in terms(query, self.language) if (h := self._postings.get(t))}
+        common = {
+            term
+            for term, frequency in found.items()
+            if frequency > COMMON_MIN and frequency * COMMON_SHARE > searched
+        }
+        return found.keys() - common or set(found)
+
     def find_relevant(self, query: str, limit: int | None) -> FindResult:
-        """H1: rank by the number of query words matched, newer first on ties."""
-        wanted = terms(query)
+        """H1: rank by the number of counted query words matched, newer first on ties."""
+        wanted = self.counted_terms(query)
         scores: Counter[int] = Counter()
         for term in wanted:
-            scores.update(self._postings.get(term, ()))
+            scores.update(self._postings[term])
         count = clamp(limit)
         best = heapq.nlargest(count, zip(scores.values(), scores.keys(), strict=True))
         matches = tuple(
-            Match(message.turn, score, word_excerpt(message.text, wanted))
+            Match(message.turn, score, word_excerpt(message.text, wanted, self.language))
             for score, position in best
             for message in (self._messages[position],)
         )
         return _result(matches, len(scores) > count)
 
 
-def find_relevant(messages: Iterable[Message], query: str, limit: int | None) -> FindResult:
+def find_relevant(
+    messages: Iterable[Message], query: str, limit: int | None, language: str = DEFAULT_LANGUAGE
+) -> FindResult:
     """H1 over a plain list of messages (indexes them first)."""
-    return MessageIndex(messages).find_relevant(query, limit)
+    return MessageIndex(messages, language).find_relevant(query, limit)
 
 
-def word_excerpt(text: str, wanted: set[str]) -> str:
+def word_excerpt(text: str, wanted: set[str], language: str = DEFAULT_LANGUAGE) -> str:
     """An excerpt around the first word of `text` among the `wanted` terms."""
-    for found in _WORD.finditer(text):
-        if stem(_fold(found.group())) in wanted:
-            return excerpt(text, found.start(), found.end())
-    return excerpt(text, 0, 0)
+    span = find_word(text, wanted, language)
+    return excerpt(text, *span) if span else excerpt(text, 0, 0)
 
 
 def find_pattern(

@@ -25,9 +25,10 @@ from engram.engine.history_search import (
     cut_middle,
     find_pattern,
 )
-from engram.model.conversation import SEARCHABLE_KINDS, EntryKind, LogEntry
+from engram.model.conversation import SEARCHABLE_KINDS, ConversationInfo, EntryKind, LogEntry
 from engram.model.errors import InvalidInput, NotFound
 from engram.model.ids import ConversationId
+from engram.runtime import search_language
 from engram.runtime.conversations import no_such_conversation
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
@@ -56,7 +57,8 @@ class HistoryView:
 
     It is built once and then caught up with only the entries appended since, so a tool
     call neither decrypts the whole log again nor re-tokenises it. Excisions logged after
-    it was built drop the excised texts from it and from its index (H5).
+    it was built drop the excised texts from it and from its index (H5). Its index stems in
+    the conversation's language, looked up again whenever a participant's journal moves on.
     """
 
     entries: list[LogEntry] = field(default_factory=list)
@@ -64,6 +66,8 @@ class HistoryView:
     index: MessageIndex = field(default_factory=MessageIndex)
     last_seq: int = 0
     last_hash: bytes | None = None
+    info: ConversationInfo | None = None
+    language_key: tuple[int, ...] | None = None
     _turns: dict[str, LogEntry] = field(default_factory=dict)
     _results: dict[str, LogEntry] = field(default_factory=dict)
     _excised_by: dict[int, LogEntry] = field(default_factory=dict)
@@ -138,6 +142,7 @@ def viewing(store: Store, conversation: ConversationId) -> Iterator[HistoryView]
                 # The log under the held copy changed (an older copy of the store was put
                 # back): start again from the log as it is.
                 view = HistoryView()
+            _keep_language(store, conn, conversation, view)
             if last > view.last_seq:
                 new = conversation_log.entries(conn, conversation, after=view.last_seq)
                 seqs = [e.seq for e in new]
@@ -146,6 +151,21 @@ def viewing(store: Store, conversation: ConversationId) -> Iterator[HistoryView]
         while len(logs.views) > CACHED_LOGS:
             logs.views.popitem(last=False)
         yield view
+
+
+def _keep_language(
+    store: Store, conn: Any, conversation: ConversationId, view: HistoryView
+) -> None:
+    """Re-index the view in its conversation's language if that may have changed (H1)."""
+    if view.info is None:
+        view.info = conversation_log.get(conn, conversation)
+        if view.info is None:
+            raise no_such_conversation(conversation)
+    key = search_language.language_key(conn, view.info.participants)
+    if key != view.language_key:
+        view.language_key = key
+        language = search_language.conversation_language(store, conn, view.info)
+        view.index = view.index.in_language(language)
 
 
 def pattern_search(

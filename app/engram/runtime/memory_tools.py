@@ -19,8 +19,9 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
-from engram.engine.history_search import clamp, terms
+from engram.engine.history_search import clamp
 from engram.engine.scope import eligible_scopes
+from engram.engine.words import terms
 from engram.model.agents import AgentConfig
 from engram.model.errors import InvalidInput, NotFound
 from engram.model.events import Cause, EventType, NewEvent

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from engram.engine.history_search import Message, MessageIndex, find_pattern
 from engram.model.conversation import SEARCHABLE_KINDS
 from engram.model.ids import ConversationId, PersonId
-from engram.runtime import conversations
+from engram.runtime import conversations, search_language
 from engram.runtime.history import pattern_search
 from engram.store.store import Store
 
@@ -49,8 +49,11 @@ class PersonIndex:
         progress: Progress | None = None,
         cancelled: Cancelled | None = None,
     ) -> PersonIndex:
-        """Decrypt and index every conversation of the person (run off the UI thread)."""
-        index = PersonIndex(person)
+        """Decrypt and index every conversation of the person (run off the UI thread),
+        stemmed in the language of the person's profile (H1)."""
+        with store.read() as conn:
+            language = search_language.own_language(store, conn, person)
+        index = PersonIndex(person, MessageIndex(language=language))
         infos = conversations.conversations_of(store, person)
         for done, info in enumerate(infos, start=1):
             if cancelled and cancelled():

@@ -505,6 +505,13 @@ def person_seq(conn: Connection, person: PersonId) -> int:
     return int(value or 0)
 
 
+def profile_seq(conn: Connection, person: PersonId) -> int | None:
+    """The journal seq of the person's last profile_rebuilt event (M1), None before any."""
+    P = schema.person_state
+    value = conn.execute(select(P.c.profile_seq).where(P.c.person == person)).scalar()
+    return None if value is None else int(value)
+
+
 def load_memory(conn: Connection, person: PersonId, *, notes: bool = True) -> PersonMemory:
     """The whole projection as a PersonMemory (verify compares it with a fresh replay);
     without `notes`, everything but the notes."""

@@ -1,0 +1,300 @@
+"""What a "word" is for lexical search (H1) — pure, no I/O.
+
+A text's words are its tokens after Unicode normalisation (NFKC), case folding and accent
+folding, without stop words, each reduced by the Snowball stemmer (PyStemmer) of the
+conversation's language: English unless that language is known.
+
+Accents are folded on Latin and Greek letters only: elsewhere a combining mark is part of
+the letter (Cyrillic й, the Devanagari nukta) and the language's stemmer expects it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import Stemmer
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+DEFAULT_LANGUAGE = "english"
+Span = tuple[int, int] | None
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _marks() -> str:
+    """A character class of the combining marks (Unicode category M) of the first two
+    planes: `re`'s \\w leaves them out, which would cut "हिन्दी" or "தமிழ்" into pieces."""
+    ranges: list[tuple[int, int]] = []
+    for point in range(0x20000):
+        if unicodedata.category(chr(point)).startswith("M"):
+            if ranges and ranges[-1][1] == point - 1:
+                ranges[-1] = (ranges[-1][0], point)
+            else:
+                ranges.append((point, point))
+    return "".join(f"{chr(a)}-{chr(b)}" if b > a else chr(a) for a, b in ranges)
+
+
+_MARKED_WORD = re.compile(f"(?:[^\\W_]|[{_marks()}])+")
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "ours",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "too",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+    ]
+)
+
+# Language names as a profile's language note may give them (English and own names, folded
+# as words are), each mapped to its Snowball algorithm. Only languages PyStemmer stems.
+_NAMES = {
+    "arabic": "arabic",
+    "arabe": "arabic",
+    "armenian": "armenian",
+    "hayeren": "armenian",
+    "basque": "basque",
+    "euskara": "basque",
+    "catalan": "catalan",
+    "catala": "catalan",
+    "czech": "czech",
+    "cestina": "czech",
+    "danish": "danish",
+    "dansk": "danish",
+    "dutch": "dutch",
+    "nederlands": "dutch",
+    "flemish": "dutch",
+    "english": "english",
+    "esperanto": "esperanto",
+    "estonian": "estonian",
+    "eesti": "estonian",
+    "finnish": "finnish",
+    "suomi": "finnish",
+    "french": "french",
+    "francais": "french",
+    "german": "german",
+    "deutsch": "german",
+    "greek": "greek",
+    "ελληνικα": "greek",
+    "hindi": "hindi",
+    "हिन्दी": "hindi",
+    "हिंदी": "hindi",
+    "hungarian": "hungarian",
+    "magyar": "hungarian",
+    "indonesian": "indonesian",
+    "indonesia": "indonesian",
+    "irish": "irish",
+    "gaeilge": "irish",
+    "italian": "italian",
+    "italiano": "italian",
+    "lithuanian": "lithuanian",
+    "lietuviu": "lithuanian",
+    "nepali": "nepali",
+    "norwegian": "norwegian",
+    "norsk": "norwegian",
+    "bokmal": "norwegian",
+    "persian": "persian",
+    "farsi": "persian",
+    "polish": "polish",
+    "polski": "polish",
+    "portuguese": "portuguese",
+    "portugues": "portuguese",
+    "romanian": "romanian",
+    "romana": "romanian",
+    "russian": "russian",
+    "русский": "russian",
+    "serbian": "serbian",
+    "srpski": "serbian",
+    "српски": "serbian",
+    "sesotho": "sesotho",
+    "sotho": "sesotho",
+    "spanish": "spanish",
+    "espanol": "spanish",
+    "castellano": "spanish",
+    "swedish": "swedish",
+    "svenska": "swedish",
+    "tamil": "tamil",
+    "தமிழ்": "tamil",
+    "turkish": "turkish",
+    "turkce": "turkish",
+    "yiddish": "yiddish",
+}
+LANGUAGES = frozenset(_NAMES.values())
+
+
+def fold(text: str) -> str:
+    """NFKC, case folded, accents on Latin and Greek letters removed."""
+    if text.isascii():
+        return text.lower()  # the same as the full fold below, for a fraction of the cost
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    kept: list[str] = []
+    strip = False
+    for char in decomposed:
+        if not unicodedata.combining(char):
+            strip = char < "\u0250" or "\u0370" <= char < "\u0400" or "\u1e00" <= char < "\u2000"
+        elif strip:
+            continue
+        kept.append(char)
+    return unicodedata.normalize("NFC", "".join(kept))
+
+
+def tokens(text: str) -> list[str]:
+    """The folded tokens of a text, stop words left out, in order (repeats kept)."""
+    folded = fold(text)
+    found = (_WORD if folded.isascii() else _MARKED_WORD).findall(folded)
+    return [w for w in found if w not in STOP_WORDS]
+
+
+class _Stemmers(threading.local):
+    """One stemmer per language and thread (a PyStemmer stemmer is not thread-safe)."""
+
+    def __init__(self) -> None:
+        self.by_language: dict[str, Stemmer.Stemmer] = {}
+
+    def stem(self, language: str, word: str) -> str:
+        stemmer = self.by_language.get(language)
+        if stemmer is None:
+            # no cache of its own: _stemmer's is faster and shared by the threads
+            stemmer = self.by_language[language] = Stemmer.Stemmer(language, 0)
+        stemmed: str = stemmer.stemWord(word)
+        return stemmed
+
+
+_stemmers = _Stemmers()
+CACHED_STEMS = 65_536  # words per language; the cache starts again when full
+
+
+class _StemCache(dict[str, str]):
+    """Folded word -> stem in one language, filled as words come (building an index stems
+    the same words over and over; a hit is one dictionary lookup)."""
+
+    __slots__ = ("algorithm",)
+
+    def __init__(self, algorithm: str) -> None:
+        super().__init__()
+        self.algorithm = algorithm
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= CACHED_STEMS:
+            self.clear()
+        stemmed = self[word] = _stemmers.stem(self.algorithm, word)
+        return stemmed
+
+
+_caches: dict[str, _StemCache] = {}
+
+
+def _stemmer(language: str) -> Callable[[str], str]:
+    """The language's stemming function; unknown languages stem as English."""
+    cache = _caches.get(language)
+    if cache is None:
+        algorithm = language if language in LANGUAGES else DEFAULT_LANGUAGE
+        cache = _caches.setdefault(language, _StemCache(algorithm))
+    return cache.__getitem__
+
+
+def stem(word: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """One folded word, stemmed."""
+    return _stemmer(language)(word)
+
+
+def terms(text: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
+    """The comparable words of a text (H1)."""
+    folded = fold(text)
+    found = set((_WORD if folded.isascii() else _MARKED_WORD).findall(folded))
+    return set(map(_stemmer(language), found - STOP_WORDS))
+
+
+def find_word(text: str, wanted: Collection[str], language: str = DEFAULT_LANGUAGE) -> Span:
+    """Where the first word of an unfolded text among the `wanted` terms starts and ends."""
+    stemmed = _stemmer(language)
+    for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text):
+        if stemmed(fold(found.group())) in wanted:
+            return found.span()
+    return None
+
+
+def language_named(text: str | None) -> str | None:
+    """The Snowball language a text names ("Wants replies in French." -> "french"), the
+    first one it names; None if it names none this search can stem."""
+    if not text:
+        return None
+    for word in tokens(text):
+        language = _NAMES.get(word)
+        if language is not None:
+            return language
+    return None
