@@ -294,6 +294,8 @@ def test_issue10_item3_openapi_documents_every_route(api: Client) -> None:
         "/v1/health",
         f"{prefix}/items",
         f"{prefix}/search",
+        f"{prefix}/assemble",  # item 4
+        f"{prefix}/recall",
         f"{prefix}/items/{{item_id}}",
         f"{prefix}/items/{{item_id}}/usage",
         f"{prefix}/candidates",

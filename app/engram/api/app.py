@@ -29,8 +29,12 @@ _REFUSALS: dict[int | str, dict[str, Any]] = {
     for code, what in (
         (400, "The request is malformed; the sentence says what to fix."),
         (401, "No valid project API key."),
-        (403, "A rule refuses it (the agent may not write that kind, …)."),
-        (404, "No such agent, note or candidate for this person."),
+        (
+            403,
+            "A rule refuses it (the agent may not write that kind, the person is not in "
+            "that conversation, …).",
+        ),
+        (404, "No such agent, note, candidate or conversation for this person."),
         (409, "A stale revision, or the item is no longer in a state that allows it."),
         (413, "The body is too large."),
         (431, "The headers are too large."),
@@ -114,6 +118,19 @@ def build_app(store: Store) -> FastAPI:
     def search(bound: Bound, body: models.SearchRequest) -> dict[str, Any]:
         """Notes sharing words with the query, best first."""
         return api.search(bound, body)
+
+    @app.post(f"{PREFIX}/assemble", response_model=models.AssembleAnswer, tags=["turns"])
+    def assemble(bound: Bound, body: models.TurnRequest) -> dict[str, Any]:
+        """The system block the agent runtime gives a turn in the conversation: only what
+        its audience may receive. The person must take part in the conversation; the notes
+        placed are recorded as used."""
+        return api.assemble(bound, body)
+
+    @app.post(f"{PREFIX}/recall", response_model=models.RecallAnswer, tags=["turns"])
+    def recall(bound: Bound, body: models.RecallRequest) -> dict[str, Any]:
+        """What memory_recall gives the agent in the conversation, best first: only what
+        its audience may receive. The person must take part; the notes are recorded as used."""
+        return api.recall(bound, body)
 
     @app.get(f"{PREFIX}/items/{{item_id}}", response_model=models.ItemDetail, tags=["items"])
     def show_item(bound: Bound, item_id: ItemId) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
+from engram.engine.recall import RecallStatus
 from engram.model.notes import NoteStatus
 from engram.model.scope import Durability, Kind, Scope
 
@@ -66,6 +67,19 @@ class Decision(Body):
     revision: StrictInt = Field(ge=0)
     reason: StrictStr | None = Field(default=None, max_length=1000)
     apply: StrictBool = False
+
+
+class TurnRequest(Body):
+    """The conversation a turn happens in; the person comes from the trusted header and
+    must be one of its participants (S3)."""
+
+    conversation: StrictStr = Field(min_length=1, max_length=120)
+
+
+class RecallRequest(TurnRequest):
+    """The conversation, and how many notes at most."""
+
+    limit: StrictInt | None = Field(default=None, ge=1, le=25)
 
 
 # ---- responses ---------------------------------------------------------------------------
@@ -181,3 +195,50 @@ class CandidateList(BaseModel):
     """The person's candidates, oldest first."""
 
     candidates: list[Candidate]
+
+
+class PlacedNote(BaseModel):
+    """A note that went into the block, at its rank in its section."""
+
+    id: str
+    rank: int
+    section: str
+
+
+class DroppedPart(BaseModel):
+    """Something left out of the block, and why (the budget, an unreadable text, …)."""
+
+    what: str
+    reason: str
+    note: str | None
+
+
+class AssembleAnswer(BaseModel):
+    """The system block a turn in the conversation gets, as the agent runtime builds it."""
+
+    block: str
+    notes: list[PlacedNote]
+    dropped: list[DroppedPart]
+    used: int
+    budget: int
+    notes_readable: bool
+
+
+class RecalledNote(BaseModel):
+    """A note recall returned."""
+
+    id: str
+    kind: Kind
+    scope: Scope
+    confidence_bp: int
+    text: str
+
+
+class RecallAnswer(BaseModel):
+    """What memory_recall gives the conversation's agent: `status` tells an empty memory
+    from a restricted audience or an unreadable store (R2)."""
+
+    status: RecallStatus
+    message: str | None
+    notes: list[RecalledNote]
+    digest: list[str]

@@ -5,6 +5,8 @@ runtime/. app.py maps HTTP onto them (FastAPI); nothing here knows about HTTP.
     GET    /v1/memory/agents/{agent}/memory/items            ?cursor=&limit=&status=active|all
     POST   /v1/memory/agents/{agent}/memory/items            {text, kind, scope?, durability?}
     POST   /v1/memory/agents/{agent}/memory/search           {query, limit?}
+    POST   /v1/memory/agents/{agent}/memory/assemble         {conversation}
+    POST   /v1/memory/agents/{agent}/memory/recall           {conversation, limit?}
     GET    /v1/memory/agents/{agent}/memory/items/{id}
     GET    /v1/memory/agents/{agent}/memory/items/{id}/usage
     PATCH  /v1/memory/agents/{agent}/memory/items/{id}       {text?, scope?}
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram.api import models
-from engram.control import candidates, persons
+from engram.control import candidates, persons, views
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
@@ -41,9 +43,10 @@ from engram.model.errors import (
     NotAllowed,
     NotFound,
 )
+from engram.model.ids import ConversationId
 from engram.model.notes import NoteFilter
 from engram.model.scope import Audience
-from engram.runtime import agents, api_keys, memory_tools
+from engram.runtime import agents, api_keys, context, memory_tools
 from engram.store.store import Store
 
 PERSON_HEADER = "X-Engram-External-User-Id"
@@ -157,6 +160,19 @@ class MemoryApi:
             self.store, call.session.person, alone, body.query, body.limit
         )
 
+    def assemble(self, call: Call, body: models.TurnRequest) -> dict[str, Any]:
+        """The block a turn in the conversation gets (A1-A9), for its audience (S1-S3);
+        its notes are recorded as used, as a real turn's are."""
+        block = context.assemble_turn(self.store, _turn(call, body), record_usage=True)
+        return views.assembled_json(block)
+
+    def recall(self, call: Call, body: models.RecallRequest) -> dict[str, Any]:
+        """memory_recall for a turn in the conversation (R1, R2), recorded as used."""
+        result = context.recall_turn(
+            self.store, _turn(call, body), limit=body.limit, record_usage=True
+        )
+        return views.recall_json(result)
+
     def show_item(self, call: Call, note_id: str) -> dict[str, Any]:
         """A note with its versions, sources and usage."""
         return memory_control.show_note(call.session, note_id)
@@ -196,6 +212,11 @@ class MemoryApi:
     def apply(self, call: Call, candidate_id: str) -> dict[str, Any]:
         """Turn an approved candidate into a note."""
         return candidates.apply(call.session, candidate_id)
+
+
+def _turn(call: Call, body: models.TurnRequest) -> context.Attribution:
+    """The header's person in the named conversation; the runtime checks they take part."""
+    return context.Attribution(call.session.person, ConversationId(body.conversation))
 
 
 def _key(note: Any) -> tuple[int, str]:

@@ -28,13 +28,9 @@ from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import NoteId, PersonId
 from engram.model.notes import Note
 from engram.model.scope import Audience, Kind, Scope, parse_enum
-from engram.runtime.context import (
-    Attribution,
-    audience_for_turn,
-    read_scoped,
-    record_use,
-)
+from engram.runtime.context import Attribution, audience_for_turn, record_use
 from engram.runtime.note_writes import NoteDraft, suggestion, writable_conversation
+from engram.runtime.search_pool import search_pool
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
     ToolSpec,
@@ -46,7 +42,6 @@ from engram.runtime.tool_calls import (
 from engram.store import journal, projection
 from engram.store.store import Store
 
-SEARCH_POOL = 200  # the best-ranked visible notes a search looks through
 _KINDS = sorted(k.value for k in Kind)
 
 _TEXT = {"type": "string"}
@@ -170,10 +165,10 @@ def find_items(
     wanted = terms(query)
     if not wanted:
         raise InvalidInput("Give some words to look for.")
-    read = read_scoped(store, person, audience, ((None, SEARCH_POOL),))
-    if not read.readable:
+    pool = search_pool(store, person, audience)
+    if pool is None:
         return {"items": [], "error": "memory could not be read just now; go on without it"}
-    scored = [(len(wanted & terms(item.text)), rank, item) for rank, item in enumerate(read.notes)]
+    scored = [(len(wanted & n.words), rank, n.item) for rank, n in enumerate(pool)]
     best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))[: clamp(limit)]
     return {
         "items": [

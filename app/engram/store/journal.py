@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -285,3 +285,38 @@ def head_seq(conn: Connection, person: PersonId) -> int:
         select(J.c.seq).where(J.c.person == person).order_by(J.c.seq.desc()).limit(1)
     ).scalar()
     return int(value or 0)
+
+
+def head(conn: Connection, person: PersonId) -> tuple[int, bytes] | None:
+    """The last event's seq and entry hash (None for an empty journal): a held copy of a
+    person's plaintext is current while these stand."""
+    row = conn.execute(
+        select(J.c.seq, J.c.entry_hash)
+        .where(J.c.person == person)
+        .order_by(J.c.seq.desc())
+        .limit(1)
+    ).first()
+    return (int(row.seq), bytes(row.entry_hash)) if row else None
+
+
+def head_if_only(
+    conn: Connection,
+    person: PersonId,
+    head: tuple[int, bytes],
+    kinds: Collection[EventType],
+    look_ahead: int,
+) -> tuple[int, bytes] | None:
+    """The journal's head now, if since `head` only events of `kinds` were appended; None
+    if `head` is gone or rewritten (an erased and rebuilt journal), another kind of event
+    came, or more than `look_ahead` did."""
+    rows = conn.execute(
+        select(J.c.seq, J.c.entry_hash, J.c.type)
+        .where(J.c.person == person, J.c.seq >= head[0])
+        .order_by(J.c.seq)
+        .limit(look_ahead + 2)
+    ).all()
+    if not rows or (int(rows[0].seq), bytes(rows[0].entry_hash)) != head:
+        return None
+    if len(rows) > look_ahead + 1 or any(r.type not in kinds for r in rows[1:]):
+        return None
+    return int(rows[-1].seq), bytes(rows[-1].entry_hash)

@@ -1,0 +1,81 @@
+"""The notes memory_search looks through, decrypted and split into words once per person,
+audience and journal state, instead of on every search (issue 10: the HTTP benchmark).
+
+A pool is the scoped read (S1-S3: scope filter first, then ranking) for one person and one
+set of eligible scopes, so audiences never share a pool unless they may see the same notes.
+It is current while the person's journal has not moved, or has moved only by usage records
+(`item_used` changes no note, text or rank); any other event, from this process or
+another, and an erased-and-rebuilt journal (the held head no longer there) read it again.
+Pools live in the store's plaintext caches: closing (locking) the store and every erasure
+it commits drop them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engram.engine.assembly import TextNote
+from engram.engine.history_search import terms
+from engram.engine.scope import eligible_scopes
+from engram.model.events import EventType
+from engram.model.ids import PersonId
+from engram.model.scope import Audience, Scope
+from engram.runtime.context import read_scoped
+from engram.store import journal
+from engram.store.store import Store
+
+POOL_NOTES = 200  # the best-ranked visible notes a search looks through
+CACHED_POOLS = 64
+LOOK_AHEAD = 256  # usage records after a pool's head looked through before reading anew
+_UNCHANGING = frozenset({EventType.ITEM_USED})
+
+
+@dataclass(frozen=True, slots=True)
+class Worded:
+    """A visible note, its text and the text's words."""
+
+    item: TextNote
+    words: frozenset[str]
+
+
+@dataclass(slots=True)
+class _Pool:
+    head: tuple[int, bytes]
+    notes: tuple[Worded, ...]
+
+
+@dataclass(eq=False)
+class _Pools:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    held: OrderedDict[tuple[PersonId, frozenset[Scope]], _Pool] = field(default_factory=OrderedDict)
+
+
+def search_pool(store: Store, person: PersonId, audience: Audience) -> Sequence[Worded] | None:
+    """The best-ranked notes `audience` may receive, with their words; None when memory
+    could not be read (A9, R2)."""
+    key = (person, frozenset(eligible_scopes(audience)))
+    pools: _Pools = store.plaintext_caches.setdefault("search_pools", _Pools())
+    with pools.lock:
+        held = pools.held.get(key)
+    with store.read() as conn:
+        if held is not None and (
+            now := journal.head_if_only(conn, person, held.head, _UNCHANGING, LOOK_AHEAD)
+        ):
+            with pools.lock:
+                held.head = now
+            return held.notes
+        head = journal.head(conn, person)  # read first: a pool is never older than its head
+    read = read_scoped(store, person, audience, ((None, POOL_NOTES),))
+    if not read.readable:
+        return None
+    notes = tuple(Worded(item, frozenset(terms(item.text))) for item in read.notes)
+    if head is not None:
+        with pools.lock:
+            pools.held[key] = _Pool(head, notes)
+            pools.held.move_to_end(key)
+            while len(pools.held) > CACHED_POOLS:
+                pools.held.popitem(last=False)
+    return notes
