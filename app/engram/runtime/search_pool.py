@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engram.engine.assembly import TextNote
-from engram.engine.history_search import terms
 from engram.engine.scope import eligible_scopes
+from engram.engine.words import terms
 from engram.model.events import EventType
 from engram.model.ids import PersonId
 from engram.model.scope import Audience, Scope
