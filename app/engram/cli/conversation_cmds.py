@@ -15,7 +15,7 @@ from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, person_id
 from engram.model.scope import parse_enum
 from engram.runtime import context as turn_context
-from engram.runtime import conversations, history
+from engram.runtime import conversations, history, memory_tools
 
 
 def register(commands: Any) -> None:
@@ -188,7 +188,9 @@ def cmd_assemble(ctx: CommandContext) -> int:
 
 
 def cmd_recall(ctx: CommandContext) -> int:
-    result = turn_context.recall_turn(ctx.store(), _attribution(ctx), limit=ctx.args.limit)
+    attribution = _attribution(ctx)
+    writer = memory_tools.conversation_writer(ctx.store(), attribution.conversation)
+    result = turn_context.recall_turn(ctx.store(), attribution, limit=ctx.args.limit, writer=writer)
     if ctx.as_json:
         emit_json(views.recall_json(result))
     else:
