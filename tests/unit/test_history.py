@@ -121,7 +121,7 @@ def test_H4_H5_excised_results_read_as_a_notice_and_are_never_found(
     found = _call(
         store, conversation, "conversation_find", query="SECRET-ACCOUNT-TOKEN", mode="pattern"
     )
-    assert found["matches"][0]["turn_id"] == call
+    assert found["matches"][0]["call_id"] == call
     excise_tool_result(store, conversation, call, actor="staff:dana", reason="leaked a token")
     read = _call(store, conversation, "conversation_read_tool_result", call_id=call)
     assert read["removed"] is True and read["notice"] == REMOVED
@@ -188,6 +188,50 @@ def test_person_wide_search_spans_conversations_and_skips_excised(store: Store) 
     index.add(first, "t_long", "a" * 5000 + "b")
     with pytest.raises(InvalidInput, match="too long"):
         index.search("(a+)+$", "pattern")
+
+
+def test_H1_H3_every_match_says_turn_or_tool_result_and_its_id_reads(store: Store) -> None:
+    """Issue 11 item 2: a tool result found by conversation_find used to come back as a
+    `turn_id` that conversation_read_turn refused. Each match now names its kind and the id
+    its read tool accepts, in both modes and in person-wide search."""
+    from engram.runtime.person_search import PersonIndex
+
+    conversation, turns = _chat(store, ("user", "What is the weather in Oslo?"))
+    call = record_tool_call(
+        store, conversation, name="weather", arguments="{}", result="Oslo: 3 degrees and sleet"
+    )
+    for mode, query in (("relevance", "oslo"), ("pattern", "Oslo")):
+        matches = _call(store, conversation, "conversation_find", query=query, mode=mode)["matches"]
+        assert [m["kind"] for m in matches] == ["tool_result", "turn"]  # newest first
+        result, turn = matches
+        assert result["call_id"] == call and "turn_id" not in result
+        assert turn["turn_id"] == turns[0] and "call_id" not in turn
+        for match in matches:  # the id each match carries is one its read tool accepts
+            if match["kind"] == "turn":
+                read = _call(
+                    store, conversation, "conversation_read_turn", turn_id=match["turn_id"]
+                )
+                assert "Oslo" in read["text"]
+            else:
+                read = _call(
+                    store, conversation, "conversation_read_tool_result", call_id=match["call_id"]
+                )
+                assert "sleet" in read["result"]
+    hits, _ = PersonIndex.build(store, ANA).search("oslo")
+    assert [h.to_json() for h in hits] == [
+        {
+            "conversation": conversation,
+            "kind": "tool_result",
+            "call_id": call,
+            "excerpt": "Oslo: 3 degrees and sleet",
+        },
+        {
+            "conversation": conversation,
+            "kind": "turn",
+            "turn_id": turns[0],
+            "excerpt": "What is the weather in Oslo?",
+        },
+    ]
 
 
 def test_word_forms_meet() -> None:

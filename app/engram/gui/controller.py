@@ -716,10 +716,7 @@ class InspectorController(QObject):
             except EngramError as error:
                 return index, {"error": str(error)}
             answer: dict[str, Any] = {
-                "matches": [
-                    {"conversation": h.conversation, "turn_id": h.turn, "excerpt": h.excerpt}
-                    for h in hits
-                ],
+                "matches": [h.to_json() for h in hits],
                 "truncated": more,
             }
             if not hits:
