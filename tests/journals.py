@@ -92,13 +92,13 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
             elif op == "remove_dup":
                 kind, body = EventType.DUPLICATE_REMOVED, {"note": target}
             elif op == "merge":
-                into = memory.get_note(NoteId(target))
+                into = memory.unscoped_note(NoteId(target))
                 assert into is not None
                 same = [
                     n
                     for n in active
                     if n != target
-                    and (m := memory.get_note(NoteId(n))) is not None
+                    and (m := memory.unscoped_note(NoteId(n))) is not None
                     and m.scope.scope_class == into.scope.scope_class
                 ]
                 if not same:

@@ -106,7 +106,7 @@ def test_A9_an_error_inside_assembly_is_logged_and_the_block_goes_without_memory
     assert withheld.block == PRIVATE_WITHHELD  # A8's notice still stands
     monkeypatch.undo()
     with store.read() as conn:
-        assert projection.load_memory(conn, ANA).usage == {}
+        assert projection.unscoped_memory(conn, ANA).usage == {}
 
 
 def test_A9_R2_an_error_inside_recall_answers_unreadable(
@@ -230,7 +230,7 @@ def test_F5_reopening_a_store_gives_byte_identical_state(store: Store, store_pat
     reopened = Store.open(str(store_path), passphrase=PASSPHRASE)
     with reopened.read() as conn:
         replayed = fold(journal.events(conn, ANA), PersonMemory(ANA))
-        stored = projection.load_memory(conn, ANA)
+        stored = projection.unscoped_memory(conn, ANA)
         after = sorted(note_to_json(n) for n in projection.unscoped_notes(conn, ANA))
     reopened.close()
     assert stored == replayed

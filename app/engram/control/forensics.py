@@ -82,7 +82,7 @@ def export_person(session: PersonSession) -> dict[str, Any]:
         infos = conversation_log.for_person(conn, person)
         digest = projection.recent_digest(conn, person, 1 << 30)
         digest_texts = journal.texts(store, conn, person, [d.seq for d in digest])
-        memory = projection.load_memory(conn, person)
+        memory = projection.unscoped_memory(conn, person)
         for info in infos:
             entries = conversation_log.entries(conn, info.id)
             texts = conversation_log.entry_texts(store, conn, info.id, [e.seq for e in entries])

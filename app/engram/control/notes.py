@@ -340,8 +340,7 @@ def profile_document(session: PersonSession) -> str:
     deleted note or conversation leaves nothing of it behind. Empty before the first."""
     store, person = session.store, session.person
     with store.read() as conn:
-        memory = projection.load_memory(conn, person, notes=False)
-        profile = maintenance.current_profile(conn, memory)
+        profile = maintenance.current_profile(conn, person)
         if not profile:
             return ""
         ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]

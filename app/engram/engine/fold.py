@@ -42,7 +42,7 @@ class FoldTarget(Protocol):
     person: PersonId
     seq: int
 
-    def get_note(self, note_id: NoteId) -> Note | None: ...
+    def unscoped_note(self, note_id: NoteId) -> Note | None: ...
     def put_note(self, note: Note) -> None: ...
     def add_digest(self, line: DigestLine) -> None: ...
     def set_profile(self, seq: int) -> None: ...
@@ -85,7 +85,7 @@ def apply_event(target: FoldTarget, event: Event) -> None:
 
 
 def _need(target: FoldTarget, note_id: Any, event: Event) -> Note:
-    note = target.get_note(NoteId(str(note_id)))
+    note = target.unscoped_note(NoteId(str(note_id)))
     if note is None:
         raise FoldError(f"event {event.seq} ({event.type}) names unknown note {note_id}")
     return note
@@ -116,7 +116,7 @@ def _close(note: Note, event: Event, status: NoteStatus, by_note: NoteId | None 
 def _on_note_added(target: FoldTarget, event: Event) -> None:
     body = event.body
     note_id = NoteId(body["note"])
-    if target.get_note(note_id) is not None:
+    if target.unscoped_note(note_id) is not None:
         raise FoldError(f"event {event.seq} re-adds note {note_id}")
     source = _source(body.get("source"), event.at)
     target.put_note(
@@ -161,7 +161,7 @@ def _on_corrected(target: FoldTarget, event: Event) -> None:
     body = event.body
     old = _need_open(target, body["old"], event)
     new_id = NoteId(body["note"])
-    if target.get_note(new_id) is not None:
+    if target.unscoped_note(new_id) is not None:
         raise FoldError(f"event {event.seq} re-adds note {new_id}")
     target.put_note(
         Note(

@@ -206,8 +206,9 @@ class PersonMemory:
         return len(self._notes)
 
     # The FoldTarget protocol (engine.fold): how the fold reads and writes state.
-    def get_note(self, note_id: NoteId) -> Note | None:
-        """One note by id, any status (for the fold and the allow-listed modules)."""
+    def unscoped_note(self, note_id: NoteId) -> Note | None:
+        """One note by id, any scope and status: part of the unscoped accessor, so only the
+        allow-listed modules may call it (S5)."""
         return self._notes.get(note_id)
 
     def put_note(self, note: Note) -> None:
