@@ -247,3 +247,31 @@ def test_H2_the_time_budget_covers_a_whole_search_not_each_message() -> None:
     time.sleep(0.06)  # many slow messages would spend the budget just the same
     with pytest.raises(InvalidInput, match="too long"):
         search("more tea")
+
+
+def test_H1_R1_a_limit_of_zero_is_refused_alike_by_find_and_recall(store: Store, cli: Any) -> None:
+    """Issue 11 item 6: `limit: 0` used to return one match from find and be an error in
+    recall. Both now refuse it with the same sentence; above 25 both still cut to 25."""
+    from engram.mcp.tools import bind, call
+
+    conversation, _ = _chat(store, ("user", "tea in Kyoto"))
+    bound = bind(store, ANA, conversation, None, None)
+    said = set()
+    for limit in (0, -3):
+        found = _call(store, conversation, "conversation_find", query="tea", limit=limit)
+        recent = _call(store, conversation, "conversation_recent_turns", limit=limit)
+        recalled = call(bound, "memory_recall", {"limit": limit})
+        said |= {found["error"], recent["error"], recalled["error"]}
+    assert said == {"'limit' must be at least 1; leave it out for the default."}
+    most = _call(store, conversation, "conversation_find", query="tea", limit=100)
+    assert len(most["matches"]) == 1
+    store.close()
+    for command in (
+        ["conversation", "find", conversation, "tea", "--limit", "0"],
+        ["recall", "--person", "ana", "--conversation", conversation, "--limit", "0"],
+    ):
+        refused = cli(*command, "--json")
+        assert refused.code == 1
+        assert refused.json() == {
+            "error": "'limit' must be at least 1; leave it out for the default."
+        }

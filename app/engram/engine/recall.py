@@ -12,6 +12,7 @@ from engram.model.scope import Audience
 
 DEFAULT_LIMIT = 12
 MAX_LIMIT = 25
+LIMIT_TOO_LOW = "'limit' must be at least 1; leave it out for the default."
 
 NOTHING_KEPT = "nothing has been kept about this person yet"
 NOT_READABLE = (
@@ -55,7 +56,7 @@ def clamp_limit(limit: int | None) -> int:
     if limit is None:
         return DEFAULT_LIMIT
     if limit < 1:
-        raise InvalidInput("The recall limit must be at least 1.")
+        raise InvalidInput(LIMIT_TOO_LOW)
     return min(limit, MAX_LIMIT)
 
 
