@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engram.engine.fold import FoldError, apply_event, fold, fold_as_of
 from engram.engine.unscoped import unscoped_notes
-from engram.model.events import Cause, Event, EventType
+from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import NoteStatus, PersonMemory
+from engram.store import journal as journal_store
+from engram.store import projection
+from engram.store.store import Store
 from tests.conftest import START
 from tests.journals import PERSON, journals
 
@@ -197,3 +201,25 @@ def test_times_round_trip_to_the_microsecond() -> None:
     ):
         assert from_micros(to_micros(moment)) == moment
     assert to_micros(datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)) == 1_000_000
+
+
+_REPLAYED = itertools.count()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(journal=journals())
+def test_F5_F1_reopening_keeps_the_stored_projection_equal_to_a_fresh_replay(
+    store: Store, journal: list[Event]
+) -> None:
+    """Issue 11 item 7: `reopened` events (F1 undone after a deletion) are folded by the
+    store's projection, one append at a time, into exactly what a fresh replay gives (F5)."""
+    person = PersonId(f"p{next(_REPLAYED)}")  # one store for every example, a person each
+    with store.write() as txn:
+        journal_store.ensure_person(store, txn, person)
+        for event in journal:
+            new = NewEvent(event.type, event.actor, dict(event.body), event.cause)
+            journal_store.append(store, txn, person, [new])
+    with store.read() as conn:
+        replayed = fold(journal_store.events(conn, person), PersonMemory(person))
+        assert projection.matches_replay(conn, person, replayed)
+        assert projection.unscoped_memory(conn, person) == replayed

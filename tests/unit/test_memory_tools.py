@@ -92,7 +92,7 @@ def test_update_is_a_correction_for_review_and_forget_closes_the_note(store: Sto
     assert gone == {"item_id": porto.note.id, "forgotten": True}
     statuses = {v.text: v.note.status for v in list_notes(session, include_closed=True)}
     assert statuses == {
-        "Lives in Lyon.": NoteStatus.CONTRADICTED,
+        "Lives in Lyon.": NoteStatus.ACTIVE,  # issue 11 item 7: the correction undone
         "Lives in Porto.": NoteStatus.DELETED,
     }
 

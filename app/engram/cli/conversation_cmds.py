@@ -145,10 +145,13 @@ def cmd_delete(ctx: CommandContext) -> int:
         return 0
     verb = "Deleted" if result.done else "Deleting would delete"
     emit_line(f"{verb} conversation {conversation}.")
-    for view in result.cascade.closes:
-        emit_line(f"  closes   {view.note.id}  {shorten(view.text)}")
-    for view in result.cascade.survives:
-        emit_line(f"  survives {view.note.id}  {shorten(view.text)} (loses this source)")
+    for verb, notes in (
+        ("closes  ", result.cascade.closes),
+        ("survives", result.cascade.survives),
+        ("reopens ", result.cascade.reopens),
+    ):
+        for item in notes:
+            emit_line(f"  {verb} {item.note.id}  {shorten(item.text)} ({item.reason})")
     if result.others_closing:
         emit_line(f"  and {result.others_closing} notes about other participants close")
     return 0

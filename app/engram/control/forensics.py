@@ -42,6 +42,8 @@ def _describe(event: Event) -> str:
                 f"conversation {body['conversation']} deleted: "
                 f"{len(body.get('closed', []))} notes closed"
             )
+        case EventType.REOPENED:
+            return f"note {body['note']} reopened: {body['after']}, which contradicted it, went"
         case EventType.ITEM_USED:
             return f"{len(body['notes'])} notes used via {body.get('via', 'assembly')}"
         case _:

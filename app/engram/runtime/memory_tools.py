@@ -35,7 +35,12 @@ from engram.runtime.context import (
     record_use,
 )
 from engram.runtime.conversations import require_conversation
-from engram.runtime.note_writes import NoteDraft, suggestion, writable_conversation
+from engram.runtime.note_writes import (
+    NoteDraft,
+    reopened_after,
+    suggestion,
+    writable_conversation,
+)
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
     ToolSpec,
@@ -239,14 +244,12 @@ def forget(store: Store, attribution: Attribution, item_id: str, actor: str) -> 
         note = projection.eligible_note(txn.conn, attribution.person, scopes, NoteId(item_id))
         if note is None:
             raise NotFound(f"There is no item {item_id!r} here.")
+        cause = Cause(attribution.conversation, attribution.turn)
         event = NewEvent(
-            EventType.DELETED,
-            actor,
-            {"note": note.id},
-            Cause(attribution.conversation, attribution.turn),
-            "forgotten at the agent's request",
+            EventType.DELETED, actor, {"note": note.id}, cause, "forgotten at the agent's request"
         )
-        journal.append(store, txn, attribution.person, [event])
+        reopen = reopened_after(txn.conn, attribution.person, [note.id], actor, cause)
+        journal.append(store, txn, attribution.person, [event, *reopen])
     return {"item_id": note.id, "forgotten": True}
 
 

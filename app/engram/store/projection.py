@@ -534,6 +534,26 @@ class StoredNotes:
         """The memory with every note: for the allow-listed module it was handed to."""
         return unscoped_memory(self.conn, self.person)
 
+    def unscoped_contradicted_by(self, notes: Collection[NoteId]) -> list[Note]:
+        """Notes that one of `notes` contradicted (F1), any scope, in creation order: for
+        the allow-listed module it was handed to."""
+        if not notes:
+            return []
+        query = (
+            select(N.c.data)
+            .where(N.c.person == self.person, N.c.status == NoteStatus.CONTRADICTED.value)
+            .order_by(N.c.created_seq)
+        )
+        found = (note_from_json(data) for data in self.conn.execute(query).scalars())
+        return [n for n in found if n.closure is not None and n.closure.by_note in notes]
+
+
+def deleted_conversations(conn: Connection, person: PersonId) -> set[ConversationId]:
+    """The conversations of a person that were deleted (their note texts are gone)."""
+    D = schema.deleted_conversations
+    rows = conn.execute(select(D.c.conversation).where(D.c.person == person)).scalars()
+    return {ConversationId(c) for c in rows}
+
 
 def _memory_state(conn: Connection, person: PersonId) -> PersonMemory:
     """Everything of the projection but the notes."""
