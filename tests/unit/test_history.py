@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from engram.engine.history_search import NO_MATCH_HINT, stem, terms
@@ -17,11 +18,12 @@ from engram.runtime.conversations import (
     record_tool_call,
     start_conversation,
 )
-from engram.runtime.history import REMOVED, TOOL_DEFINITIONS, dispatch
+from engram.runtime.history import REMOVED, TOOL_DEFINITIONS, TOOL_SPECS, dispatch
 from engram.store.store import Store
 from engram.store.verify import verify
 
 ANA = PersonId("ana")
+FIND_OUTPUT = next(s.output for s in TOOL_SPECS if s.name == "conversation_find")
 
 
 def _chat(store: Store, *lines: tuple[str, str]) -> tuple[ConversationId, list[str]]:
@@ -203,6 +205,8 @@ def test_H1_H3_every_match_says_turn_or_tool_result_and_its_id_reads(store: Stor
     for mode, query in (("relevance", "oslo"), ("pattern", "Oslo")):
         matches = _call(store, conversation, "conversation_find", query=query, mode=mode)["matches"]
         assert [m["kind"] for m in matches] == ["tool_result", "turn"]  # newest first
+        for match in matches:  # what the tool promises in its output schema
+            jsonschema.validate(match, FIND_OUTPUT["properties"]["matches"]["items"])
         result, turn = matches
         assert result["call_id"] == call and "turn_id" not in result
         assert turn["turn_id"] == turns[0] and "call_id" not in turn

@@ -340,7 +340,25 @@ TOOL_SPECS: list[ToolSpec] = [
             {
                 "matches": {
                     "type": "array",
-                    "items": answer_object({"turn_id": _TEXT, "excerpt": _TEXT}, ["excerpt"]),
+                    "items": {
+                        **answer_object(
+                            {
+                                "kind": {"enum": [TURN, TOOL_RESULT]},
+                                "turn_id": _TEXT,
+                                "call_id": _TEXT,
+                                "excerpt": _TEXT,
+                            },
+                            ["kind", "excerpt"],
+                        ),
+                        # H1, H3: the id its read tool accepts
+                        "oneOf": [
+                            {"properties": {"kind": {"const": TURN}}, "required": ["turn_id"]},
+                            {
+                                "properties": {"kind": {"const": TOOL_RESULT}},
+                                "required": ["call_id"],
+                            },
+                        ],
+                    },
                 },
                 "truncated": _FLAG,
                 "hint": _TEXT,
