@@ -7,7 +7,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from engram.engine.fold import apply_event
+from engram.engine.fold import apply_event, reopenings
+from engram.engine.unscoped import unscoped_notes
 from engram.model.events import Cause, Event, EventType
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import PersonMemory
@@ -15,7 +16,7 @@ from engram.model.scope import Durability, Kind, Scope
 from tests.conftest import START
 
 PERSON = PersonId("p1")
-CONVERSATIONS = [ConversationId(f"c_{i}") for i in range(4)]
+CONVERSATIONS = [ConversationId(f"c_{i}") for i in range(5)]
 
 OPS = [
     "add",
@@ -31,6 +32,7 @@ OPS = [
     "used",
     "digest",
     "remove_dup",
+    "delete_conversation",
 ]
 
 
@@ -46,9 +48,24 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
         op = draw(st.sampled_from(OPS))
         active = [n for n in _active(memory)]
         at = at + timedelta(seconds=draw(st.integers(min_value=0, max_value=7200)))
-        conversation = draw(st.sampled_from(CONVERSATIONS))
+        live = [c for c in CONVERSATIONS if c not in memory.deleted_conversations]
+        conversation = draw(st.sampled_from(live))
         cause = Cause(conversation, TurnId(f"t_{len(events)}"))
         body: dict[str, Any]
+        if op == "delete_conversation" and len(live) > 1:
+            # C4 as control.conversations does it, then F1 undone for what it closed
+            notes = [n for n in unscoped_notes(memory) if n.is_active]
+            closed = [n.id for n in notes if n.origin == conversation]
+            trimmed = [
+                n.id
+                for n in notes
+                if n.origin != conversation
+                and any(s.conversation == conversation for s in n.sources)
+            ]
+            body = {"conversation": conversation, "closed": closed, "trimmed": trimmed}
+            events.append(_apply(memory, EventType.CONVERSATION_DELETED, body, at, cause))
+            events += _undo_contradictions(memory, closed, at, cause)
+            continue
         if op == "add" or not active:
             next_id += 1
             body = {
@@ -86,19 +103,21 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
                 kind = EventType.SCOPE_CHANGED
                 body = {"note": target, "scope": draw(st.sampled_from(list(Scope))).value}
             elif op == "delete":
-                kind, body = EventType.DELETED, {"note": target}
+                events.append(_apply(memory, EventType.DELETED, {"note": target}, at, cause))
+                events += _undo_contradictions(memory, [NoteId(target)], at, cause)
+                continue
             elif op == "retire":
                 kind, body = EventType.RETIRED, {"note": target}
             elif op == "remove_dup":
                 kind, body = EventType.DUPLICATE_REMOVED, {"note": target}
             elif op == "merge":
-                into = memory.get_note(NoteId(target))
+                into = memory.unscoped_note(NoteId(target))
                 assert into is not None
                 same = [
                     n
                     for n in active
                     if n != target
-                    and (m := memory.get_note(NoteId(n))) is not None
+                    and (m := memory.unscoped_note(NoteId(n))) is not None
                     and m.scope.scope_class == into.scope.scope_class
                 ]
                 if not same:
@@ -113,6 +132,14 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
                 body = {"conversation": conversation, "scope": scope}
         events.append(_apply(memory, kind, body, at, cause))
     return events
+
+
+def _undo_contradictions(
+    memory: PersonMemory, deleted: list[NoteId], at: Any, cause: Cause
+) -> list[Event]:
+    """The `reopened` events a deleting write appends (engine.fold.reopenings)."""
+    undo = reopenings(memory, deleted, memory.deleted_conversations, "person", cause)
+    return [_apply(memory, new.type, dict(new.body), at, cause) for new in undo]
 
 
 def _active(memory: PersonMemory) -> list[str]:

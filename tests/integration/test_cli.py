@@ -246,7 +246,10 @@ def test_history_commands(cli: Any, populated: dict[str, str]) -> None:
     ).out.strip()
     assert call.startswith("k_")
     found = cli("conversation", "find", c, "oslo", "--json").json()
-    assert {m["turn_id"] for m in found["matches"]} == {populated["turn"], call}
+    assert {(m["kind"], m.get("turn_id") or m["call_id"]) for m in found["matches"]} == {
+        ("turn", populated["turn"]),
+        ("tool_result", call),
+    }
     turn = cli("conversation", "read-turn", c, populated["turn"], "--json").json()
     assert turn["text"] == "I moved to Oslo"
     assert cli("conversation", "read-tool-result", c, call, "--json").json()["result"] == (

@@ -39,7 +39,9 @@ def test_P5_P6_learn_then_review_candidates_from_the_command_line(cli: Any, tmp_
     assert cli("agents", "history", "nobody").code == 1
     passes = cli("learn", "--json").json()["passes"]
     assert passes[0]["conversation"] == conversation and len(passes[0]["suggested"]) == 2
-    assert cli("learn", "--json").json() == {"passes": []}  # W2: nothing twice
+    again = cli("learn", "--json").json()  # W2: nothing twice
+    assert again["passes"] == [] and again["not_learned"] == []
+    assert again["message"] == "Nothing to learn: every committed turn has been analysed already."
 
     pending = cli("candidates", "list", "--person", "ana", "--status", "pending", "--json").json()
     by_text = {c["text"]: c for c in pending}
@@ -117,3 +119,34 @@ def test_M3_maintain_now_never_moves_the_journal_clock(cli: Any) -> None:
     assert cli("notes", "add", *add).code == 0
     (note,) = cli("notes", "list", "--person", "ana", "--json").json()
     assert note["valid_from"] < "2100"
+
+
+def test_P4_learn_with_no_agent_configured_says_why_nothing_was_learned(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Issue 11 item 6: `engram learn` used to answer {"passes": []} with no reason when no
+    agent was configured. It now names each conversation it left alone, and why."""
+    assert cli("init").code == 0
+    bare = cli("conversation", "start", "--participants", "ana").out.strip()
+    unknown = cli("conversation", "start", "--participants", "ana", "--agent", "ghost").out.strip()
+    hidden = cli("conversation", "start", "--participants", "ana", "--incognito").out.strip()
+    for conversation in (bare, unknown, hidden):
+        said = ["--role", "user", "--author", "ana", "--text", "I moved to Oslo."]
+        assert cli("conversation", "append", conversation, *said).code == 0
+    out = cli("learn", "--json")
+    assert out.code == 0
+    answer = out.json()
+    assert answer["passes"] == []
+    assert "learning leaves each of them alone" in answer["message"]
+    why = {a["conversation"]: a for a in answer["not_learned"]}
+    assert set(why) == {bare, unknown, hidden}
+    assert all(a["person"] == "ana" and a["turns"] == 1 for a in why.values())
+    assert why[bare]["reason"].startswith("it has no agent, so learning is off (the default)")
+    assert why[unknown]["reason"].startswith("its agent 'ghost' is not configured")
+    assert why[hidden]["reason"] == "the conversation is incognito"
+    config = tmp_path / "off.json"
+    config.write_text(json.dumps({"memory": {"learning": {"mode": "off"}}}))
+    assert cli("agents", "set", "ghost", "--config", str(config)).code == 0
+    text = cli("learn", "--person", "ana")
+    assert text.code == 0 and "learning is off for agent 'ghost'" in text.out
+    assert f"ana in {unknown}: 1 turn(s) left alone" in text.out

@@ -77,7 +77,8 @@ def running(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
 
 @pytest.fixture
 def api(store: Store) -> Iterator[Client]:
-    set_agent(store, "helper", {"memory": {"learning": {"mode": "suggest"}}}, "ops")
+    config = {"memory": {"tools": {"remember": True}, "learning": {"mode": "suggest"}}}
+    set_agent(store, "helper", config, "ops")
     _, key = api_keys.create_key(store, "backend", "ops")
     with running(build_app(store)) as base:
         client = Client(base, key)
@@ -250,7 +251,8 @@ def test_C3_an_erased_person_is_not_brought_back_by_a_read(api: Client, store: S
 
 
 def test_P2_the_agent_writes_only_its_kinds(api: Client, store: Store) -> None:
-    set_agent(store, "narrow", {"memory": {"tools": {"writableKinds": ["preference"]}}}, "ops")
+    narrowed = {"memory": {"tools": {"remember": True, "writableKinds": ["preference"]}}}
+    set_agent(store, "narrow", narrowed, "ops")
     narrow = "/v1/memory/agents/narrow/memory/items"
     status, body = api("POST", narrow, {"text": "Lives in Porto.", "kind": "fact"})
     assert status == 403 and "may not write fact" in body["error"]
@@ -362,3 +364,23 @@ def test_issue10_item3_serve_refuses_a_busy_port_and_plain_http_beyond_loopback(
     assert done.code == 1 and "--certfile" in done.err
     done = cli("serve", "--certfile", str(store_path), "--port", "0")
     assert done.code == 1 and "together" in done.err
+
+
+def test_P2_http_creates_items_only_while_remember_is_on(api: Client, store: Store) -> None:
+    """Issue 11 item 6, decided: POST /items is refused (403) when the agent's
+    memory.tools.remember is off — new items enter an agent's memory only through that
+    switch, over HTTP as through memory_remember. Correcting, forgetting and reading what
+    is already kept stay available."""
+    _, kept = api("POST", ITEMS, {"text": "Likes tea.", "kind": "preference"})
+    set_agent(store, "helper", {"memory": {"tools": {"search": True}}}, "ops")
+    status, body = api("POST", ITEMS, {"text": "Lives in Porto.", "kind": "fact"})
+    assert status == 403
+    assert body["error"] == (
+        "Agent 'helper' takes no new items: memory.tools.remember is off in its "
+        "configuration ('engram agents set')."
+    )
+    assert [i["text"] for i in api("GET", ITEMS)[1]["items"]] == ["Likes tea."]  # nothing new
+    status, patched = api("PATCH", f"{ITEMS}/{kept['id']}", {"text": "Likes green tea."})
+    assert status == 200
+    assert api("POST", "/v1/memory/agents/helper/memory/search", {"query": "tea"})[0] == 200
+    assert api("DELETE", f"{ITEMS}/{patched['id']}")[0] == 200

@@ -127,3 +127,49 @@ def test_profile_comes_only_from_eligible_notes() -> None:
     portable = text_note(1, "English", kind=Kind.STYLE, topic="language", scope=Scope.PORTABLE)
     result = assemble([portable], [], SHARED)
     assert "Language: English" in result.block
+
+
+def test_A6_long_first_note_does_not_empty_section() -> None:
+    """Issue 11 item 1: a note too long to fit is dropped on its own (reason "budget");
+    heading and caveat still go in with the notes after it."""
+    long = text_note(10, "L" * 1_155, scope=Scope.DIRECT)
+    tiny = text_note(11, "Tiny.")
+    result = assemble([long, tiny], [], ALONE)
+    lines = result.block.splitlines()
+    assert NOTES_HEADING in lines and NOTES_CAVEAT in lines
+    assert "- Tiny." in lines and "L" * 100 not in result.block
+    assert [p.note for p in result.placed] == [tiny.note.id]
+    assert [(d.what, d.reason, d.note) for d in result.dropped] == [
+        ("note", "budget", long.note.id)
+    ]
+    assert result.used <= BUDGET_CHARS
+    # heading and caveat never stand alone: with nothing that fits, the section is left out
+    alone = assemble([long], [], ALONE)
+    assert NOTES_HEADING not in alone.block and NOTES_CAVEAT not in alone.block
+
+
+def test_A6_a_dropped_note_frees_its_place_among_the_12() -> None:
+    """Issue 11 item 1: the 12 counts notes placed, so a note dropped for the budget does
+    not cost a place."""
+    notes = [text_note(10, "L" * 2_000)] + [text_note(11 + i, f"n{i}") for i in range(13)]
+    result = assemble(notes, [], ALONE)
+    placed = [p.note for p in result.placed if p.section == "notes"]
+    assert placed == [n.note.id for n in notes[1:13]]
+    assert [d.reason for d in result.dropped] == ["budget", "limit of 12 notes"]
+
+
+def test_A5_preferences_are_profile_and_do_not_count_toward_the_12_notes() -> None:
+    """Issue 11 item 5, decided: preferences are profile content (A3, A4), not notes; the
+    limit of 12 is the notes section's. 10 preferences and 15 facts place 10 + 12."""
+    prefs = [text_note(1 + i, f"p{i}", kind=Kind.PREFERENCE) for i in range(10)]
+    facts = [text_note(20 + i, f"f{i}") for i in range(15)]
+    result = assemble(prefs + facts, [], ALONE, budget=10_000)
+    sections = [p.section for p in result.placed]
+    assert sections.count("preferences") == 10
+    assert sections.count("notes") == MAX_NOTES == 12
+    assert [d.note for d in result.dropped] == [f.note.id for f in facts[12:]]
+    assert {d.reason for d in result.dropped} == {"limit of 12 notes"}
+    # within the real budget the same rule holds: what drops is notes, never preferences
+    real = assemble(prefs + facts, [], ALONE)
+    assert sum(1 for p in real.placed if p.section == "preferences") == 10
+    assert sum(1 for p in real.placed if p.section == "notes") <= 12

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engram.engine.fold import FoldError, apply_event, fold, fold_as_of
 from engram.engine.unscoped import unscoped_notes
-from engram.model.events import Cause, Event, EventType
+from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import NoteStatus, PersonMemory
+from engram.store import journal as journal_store
+from engram.store import projection
+from engram.store.store import Store
 from tests.conftest import START
 from tests.journals import PERSON, journals
 
@@ -57,8 +61,8 @@ def test_F1_contradiction_closes_old_interval_and_keeps_both() -> None:
         _add("n_old"), _add("n_new"), (EventType.CONTRADICTED, {"old": "n_old", "new": "n_new"})
     )
     memory = fold(events, PersonMemory(PERSON))
-    old = memory.get_note(NoteId("n_old"))
-    new = memory.get_note(NoteId("n_new"))
+    old = memory.unscoped_note(NoteId("n_old"))
+    new = memory.unscoped_note(NoteId("n_new"))
     assert old is not None and new is not None
     assert old.status is NoteStatus.CONTRADICTED
     assert old.valid_to == events[2].at
@@ -70,7 +74,7 @@ def test_F1_contradiction_closes_old_interval_and_keeps_both() -> None:
 def test_F2_restatement_adds_a_source_not_a_note() -> None:
     memory = fold(_events(_add("n_1"), _restate("n_1", "c_2")), PersonMemory(PERSON))
     assert memory.note_count() == 1
-    note = memory.get_note(NoteId("n_1"))
+    note = memory.unscoped_note(NoteId("n_1"))
     assert note is not None
     assert [s.conversation for s in note.sources] == ["c_1", "c_2"]
 
@@ -85,14 +89,14 @@ def test_F3_confidence_is_initial_plus_500_per_independent_corroborator_capped()
         _restate("n_1", "c_4"),
     )
     memory = fold(events, PersonMemory(PERSON))
-    note = memory.get_note(NoteId("n_1"))
+    note = memory.unscoped_note(NoteId("n_1"))
     assert note is not None
     assert note.corroborators == ("c_2", "c_3", "c_4")
     assert note.confidence_bp == 10_000  # 8800 + 1500 capped
-    partial = fold(events[:3], PersonMemory(PERSON)).get_note(NoteId("n_1"))
+    partial = fold(events[:3], PersonMemory(PERSON)).unscoped_note(NoteId("n_1"))
     assert partial is not None and partial.confidence_bp == 9_300
     # replay reproduces the same value
-    assert fold(events, PersonMemory(PERSON)).get_note(NoteId("n_1")) == note
+    assert fold(events, PersonMemory(PERSON)).unscoped_note(NoteId("n_1")) == note
 
 
 def test_F4_merge_never_combines_private_with_portable() -> None:
@@ -112,8 +116,8 @@ def test_F4_merge_within_a_scope_class_combines_sources() -> None:
         (EventType.MERGED, {"into": "n_a", "merged": ["n_b"]}),
     )
     memory = fold(events, PersonMemory(PERSON))
-    merged = memory.get_note(NoteId("n_b"))
-    into = memory.get_note(NoteId("n_a"))
+    merged = memory.unscoped_note(NoteId("n_b"))
+    into = memory.unscoped_note(NoteId("n_a"))
     assert merged is not None and merged.status is NoteStatus.MERGED
     assert into is not None and into.corroborators == ("c_2",)
 
@@ -163,8 +167,8 @@ def test_time_travel_shows_the_state_at_a_moment() -> None:
     events = _events(_add("n_1"), (EventType.DELETED, {"note": "n_1"}))
     before = fold_as_of(events, PERSON, events[0].at + timedelta(seconds=1))
     after = fold_as_of(events, PERSON, events[1].at)
-    assert before.get_note(NoteId("n_1")).is_active  # type: ignore[union-attr]
-    assert after.get_note(NoteId("n_1")).status is NoteStatus.DELETED  # type: ignore[union-attr]
+    assert before.unscoped_note(NoteId("n_1")).is_active  # type: ignore[union-attr]
+    assert after.unscoped_note(NoteId("n_1")).status is NoteStatus.DELETED  # type: ignore[union-attr]
 
 
 def test_conversation_deletion_closes_originals_and_trims_corroborations() -> None:
@@ -178,8 +182,8 @@ def test_conversation_deletion_closes_originals_and_trims_corroborations() -> No
         ),
     )
     memory = fold(events, PersonMemory(PERSON))
-    closed = memory.get_note(NoteId("n_from_c1"))
-    kept = memory.get_note(NoteId("n_from_c2"))
+    closed = memory.unscoped_note(NoteId("n_from_c1"))
+    kept = memory.unscoped_note(NoteId("n_from_c2"))
     assert closed is not None and closed.status is NoteStatus.DELETED
     assert kept is not None and kept.is_active and kept.corroborators == ()
     assert ConversationId("c_1") in memory.deleted_conversations
@@ -197,3 +201,25 @@ def test_times_round_trip_to_the_microsecond() -> None:
     ):
         assert from_micros(to_micros(moment)) == moment
     assert to_micros(datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)) == 1_000_000
+
+
+_REPLAYED = itertools.count()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(journal=journals())
+def test_F5_F1_reopening_keeps_the_stored_projection_equal_to_a_fresh_replay(
+    store: Store, journal: list[Event]
+) -> None:
+    """Issue 11 item 7: `reopened` events (F1 undone after a deletion) are folded by the
+    store's projection, one append at a time, into exactly what a fresh replay gives (F5)."""
+    person = PersonId(f"p{next(_REPLAYED)}")  # one store for every example, a person each
+    with store.write() as txn:
+        journal_store.ensure_person(store, txn, person)
+        for event in journal:
+            new = NewEvent(event.type, event.actor, dict(event.body), event.cause)
+            journal_store.append(store, txn, person, [new])
+    with store.read() as conn:
+        replayed = fold(journal_store.events(conn, person), PersonMemory(person))
+        assert projection.matches_replay(conn, person, replayed)
+        assert projection.unscoped_memory(conn, person) == replayed

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from engram.engine.history_search import NO_MATCH_HINT
@@ -18,11 +19,12 @@ from engram.runtime.conversations import (
     record_tool_call,
     start_conversation,
 )
-from engram.runtime.history import REMOVED, TOOL_DEFINITIONS, dispatch
+from engram.runtime.history import REMOVED, TOOL_DEFINITIONS, TOOL_SPECS, dispatch
 from engram.store.store import Store
 from engram.store.verify import verify
 
 ANA = PersonId("ana")
+FIND_OUTPUT = next(s.output for s in TOOL_SPECS if s.name == "conversation_find")
 
 
 def _chat(store: Store, *lines: tuple[str, str]) -> tuple[ConversationId, list[str]]:
@@ -122,7 +124,7 @@ def test_H4_H5_excised_results_read_as_a_notice_and_are_never_found(
     found = _call(
         store, conversation, "conversation_find", query="SECRET-ACCOUNT-TOKEN", mode="pattern"
     )
-    assert found["matches"][0]["turn_id"] == call
+    assert found["matches"][0]["call_id"] == call
     excise_tool_result(store, conversation, call, actor="staff:dana", reason="leaked a token")
     read = _call(store, conversation, "conversation_read_tool_result", call_id=call)
     assert read["removed"] is True and read["notice"] == REMOVED
@@ -191,6 +193,52 @@ def test_person_wide_search_spans_conversations_and_skips_excised(store: Store) 
         index.search("(a+)+$", "pattern")
 
 
+def test_H1_H3_every_match_says_turn_or_tool_result_and_its_id_reads(store: Store) -> None:
+    """Issue 11 item 2: a tool result found by conversation_find used to come back as a
+    `turn_id` that conversation_read_turn refused. Each match now names its kind and the id
+    its read tool accepts, in both modes and in person-wide search."""
+    from engram.runtime.person_search import PersonIndex
+
+    conversation, turns = _chat(store, ("user", "What is the weather in Oslo?"))
+    call = record_tool_call(
+        store, conversation, name="weather", arguments="{}", result="Oslo: 3 degrees and sleet"
+    )
+    for mode, query in (("relevance", "oslo"), ("pattern", "Oslo")):
+        matches = _call(store, conversation, "conversation_find", query=query, mode=mode)["matches"]
+        assert [m["kind"] for m in matches] == ["tool_result", "turn"]  # newest first
+        for match in matches:  # what the tool promises in its output schema
+            jsonschema.validate(match, FIND_OUTPUT["properties"]["matches"]["items"])
+        result, turn = matches
+        assert result["call_id"] == call and "turn_id" not in result
+        assert turn["turn_id"] == turns[0] and "call_id" not in turn
+        for match in matches:  # the id each match carries is one its read tool accepts
+            if match["kind"] == "turn":
+                read = _call(
+                    store, conversation, "conversation_read_turn", turn_id=match["turn_id"]
+                )
+                assert "Oslo" in read["text"]
+            else:
+                read = _call(
+                    store, conversation, "conversation_read_tool_result", call_id=match["call_id"]
+                )
+                assert "sleet" in read["result"]
+    hits, _ = PersonIndex.build(store, ANA).search("oslo")
+    assert [h.to_json() for h in hits] == [
+        {
+            "conversation": conversation,
+            "kind": "tool_result",
+            "call_id": call,
+            "excerpt": "Oslo: 3 degrees and sleet",
+        },
+        {
+            "conversation": conversation,
+            "kind": "turn",
+            "turn_id": turns[0],
+            "excerpt": "What is the weather in Oslo?",
+        },
+    ]
+
+
 def test_word_forms_meet() -> None:
     assert stem("ferries") == stem("ferry")
     assert stem("carried") == stem("carry")
@@ -204,3 +252,31 @@ def test_H2_the_time_budget_covers_a_whole_search_not_each_message() -> None:
     time.sleep(0.06)  # many slow messages would spend the budget just the same
     with pytest.raises(InvalidInput, match="too long"):
         search("more tea")
+
+
+def test_H1_R1_a_limit_of_zero_is_refused_alike_by_find_and_recall(store: Store, cli: Any) -> None:
+    """Issue 11 item 6: `limit: 0` used to return one match from find and be an error in
+    recall. Both now refuse it with the same sentence; above 25 both still cut to 25."""
+    from engram.mcp.tools import bind, call
+
+    conversation, _ = _chat(store, ("user", "tea in Kyoto"))
+    bound = bind(store, ANA, conversation, None, None)
+    said = set()
+    for limit in (0, -3):
+        found = _call(store, conversation, "conversation_find", query="tea", limit=limit)
+        recent = _call(store, conversation, "conversation_recent_turns", limit=limit)
+        recalled = call(bound, "memory_recall", {"limit": limit})
+        said |= {found["error"], recent["error"], recalled["error"]}
+    assert said == {"'limit' must be at least 1; leave it out for the default."}
+    most = _call(store, conversation, "conversation_find", query="tea", limit=100)
+    assert len(most["matches"]) == 1
+    store.close()
+    for command in (
+        ["conversation", "find", conversation, "tea", "--limit", "0"],
+        ["recall", "--person", "ana", "--conversation", conversation, "--limit", "0"],
+    ):
+        refused = cli(*command, "--json")
+        assert refused.code == 1
+        assert refused.json() == {
+            "error": "'limit' must be at least 1; leave it out for the default."
+        }

@@ -92,7 +92,7 @@ def test_update_is_a_correction_for_review_and_forget_closes_the_note(store: Sto
     assert gone == {"item_id": porto.note.id, "forgotten": True}
     statuses = {v.text: v.note.status for v in list_notes(session, include_closed=True)}
     assert statuses == {
-        "Lives in Lyon.": NoteStatus.CONTRADICTED,
+        "Lives in Lyon.": NoteStatus.ACTIVE,  # issue 11 item 7: the correction undone
         "Lives in Porto.": NoteStatus.DELETED,
     }
 
@@ -129,3 +129,32 @@ def test_S2_no_private_note_ever_reaches_a_shared_audience_through_search(
     visible = {v.note.id: v.note.scope for v in list_notes(session)}
     assert bool(found["items"]) == (Scope.PORTABLE in scopes)
     assert all(visible[i["item_id"]] is Scope.PORTABLE for i in found["items"])
+
+
+def test_R2_empty_recall_names_the_writing_tool_this_agent_has_or_none(
+    store: Store, cli: Any
+) -> None:
+    """Issue 11 item 4: the empty answer names memory_remember when this agent may use it,
+    and no tool at all when it may not (there is no memory_write here)."""
+    from engram.mcp.tools import bind, call
+    from engram.runtime.agents import set_agent
+
+    set_agent(store, "writer", {"memory": {"tools": {"remember": True}}}, "ops")
+    set_agent(store, "reader", {"memory": {"tools": {"search": True}}}, "ops")
+    writes = start_conversation(store, [ANA], agent="writer")
+    reads = start_conversation(store, [ANA], agent="reader")
+
+    def recalled(conversation: str, allow: set[str] | None) -> str:
+        answer = call(bind(store, ANA, conversation, None, allow), "memory_recall", {})
+        assert answer["status"] == "empty"
+        return str(answer["message"])
+
+    named = recalled(writes.id, None)
+    assert named.startswith("nothing has been kept about this person yet")
+    assert "memory_remember" in named and "memory_write" not in named
+    for conversation, allow in ((reads.id, None), (writes.id, {"memory_search"})):
+        message = recalled(conversation, allow)  # not enabled, or not allowed by the host
+        assert message == "nothing has been kept about this person yet"
+    store.close()
+    assert "memory_remember" in cli("recall", "--person", "ana", "--conversation", writes.id).out
+    assert "memory_" not in cli("recall", "--person", "ana", "--conversation", reads.id).out

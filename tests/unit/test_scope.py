@@ -124,6 +124,12 @@ def accessor_callers(modules: list[tuple[str, ast.Module]]) -> dict[str, set[str
                 hit = node.attr
             elif isinstance(node, ast.ImportFrom):
                 hit = next((a.name for a in node.names if _accessor(a.name)), None)
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and (_accessor(node.value) or node.value == "_notes")
+            ):
+                hit = node.value  # getattr(memory, "_notes"), getattr(m, "unscoped_notes")
             if hit:
                 uses.setdefault(name, set()).add(hit)
     return uses
@@ -147,6 +153,69 @@ def test_S5_the_check_fails_on_a_new_caller() -> None:
     sneaky = ast.parse("def f(m):\n    return m._notes\n")
     uses = accessor_callers([("engram.runtime.prompting", rogue), ("engram.api.items", sneaky)])
     assert uses == {"engram.runtime.prompting": {"unscoped_notes"}, "engram.api.items": {"_notes"}}
+
+
+def test_S5_the_check_catches_loading_a_memory_and_reading_a_note_from_it() -> None:
+    """Issue 11 item 3: loading a person's whole memory and reading a note out of it used
+    to go round the allow-list (`load_memory` + the public `get_note`). Both steps are now
+    part of the accessor family, so the syntax-tree check sees either one."""
+    route = ast.parse(
+        "from engram.store import projection\n"
+        "def leak(conn, person, note):\n"
+        "    memory = projection.unscoped_memory(conn, person)\n"
+        "    return memory.unscoped_note(note)\n"
+    )
+    handed = ast.parse("def leak(stored, note):\n    return stored.unscoped_memory()\n")
+    sneaky = ast.parse("def leak(memory):\n    return getattr(memory, '_notes')\n")
+    uses = accessor_callers(
+        [("engram.runtime.a", route), ("engram.runtime.b", handed), ("engram.api.c", sneaky)]
+    )
+    assert uses == {
+        "engram.runtime.a": {"unscoped_memory", "unscoped_note"},
+        "engram.runtime.b": {"unscoped_memory"},
+        "engram.api.c": {"_notes"},
+    }
+
+
+def test_S5_no_public_reader_hands_out_notes_outside_the_accessor_family() -> None:
+    """Issue 11 item 3: a note (or a memory holding notes) leaves the store or a folded
+    memory only through an `unscoped_*` accessor or a scope-filtered `eligible_*` read, so
+    a new public reader cannot open a way round the check unnoticed."""
+    import inspect
+    import re
+
+    from engram.store import projection
+
+    gives_notes = re.compile(r"\b(Note|PersonMemory)\b")
+    readers = [
+        (f"PersonMemory.{name}", member)
+        for name, member in vars(PersonMemory).items()
+        if callable(member) and not name.startswith("_") and name != "copy"
+    ]
+    readers += [
+        (name, member)
+        for name, member in vars(projection).items()
+        if inspect.isfunction(member)
+        and member.__module__ == projection.__name__
+        and not name.startswith("_")
+    ]
+    leaks = [
+        label
+        for label, member in readers
+        if gives_notes.search(str(inspect.signature(member).return_annotation))
+        and not label.split(".")[-1].startswith(("unscoped_", "eligible_"))
+    ]
+    assert leaks == []
+    assert "PersonMemory.unscoped_note" in dict(readers)  # the check does see the readers
+    assert not hasattr(PersonMemory, "get_note") and not hasattr(projection, "load_memory")
+
+
+def test_S5_maintenance_reads_no_note_itself_merge_does() -> None:
+    """Issue 11 item 3: runtime.maintenance is not allow-listed; it hands the stored memory
+    to engine.merge (allow-listed), which reads it."""
+    uses = accessor_callers(_modules())
+    assert "engram.runtime.maintenance" not in uses
+    assert "unscoped_memory" in uses["engram.engine.merge"]
 
 
 def test_P1_kinds_are_fact_preference_open_thread_style() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from engram.model.errors import NotAllowed
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
 from engram.model.scope import Audience, Kind, Scope
+from engram.runtime import context as turn_context
 from engram.runtime.context import Attribution, assemble_turn, recall_turn
 from engram.runtime.conversations import append_turn, start_conversation
 from engram.runtime.note_writes import NoteDraft, learn_note, restate
@@ -74,6 +76,70 @@ def test_R2_empty_store_says_nothing_is_kept(store: Store) -> None:
     info = start_conversation(store, [ANA])
     answer = recall_turn(store, Attribution(ANA, info.id))
     assert answer.status is RecallStatus.EMPTY
+
+
+@pytest.mark.parametrize("where_it_breaks", ["assemble", "texts"])
+def test_A9_an_error_inside_assembly_is_logged_and_the_block_goes_without_memory(
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    where_it_breaks: str,
+) -> None:
+    """Issue 11 item 6: a ValueError injected into assembly (the pure step, or the read of
+    the notes' texts) no longer crashes the turn: it is logged, the turn gets its block
+    without memory, and no note is recorded as used."""
+    alone = _learned(store, Scope.PORTABLE, "Plays the cello")
+    shared = _learned(store, Scope.PORTABLE, "Plays the cello", [ANA, BEN])
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise ValueError("injected failure")
+
+    if where_it_breaks == "assemble":
+        monkeypatch.setattr(turn_context, "assemble", broken)
+    else:
+        monkeypatch.setattr(journal, "texts", broken)
+    with caplog.at_level(logging.ERROR, logger="engram.runtime.context"):
+        block = assemble_turn(store, alone, record_usage=True)
+        withheld = assemble_turn(store, shared, record_usage=True)
+    assert "injected failure" in caplog.text
+    assert not block.notes_readable and block.block == "" and block.placed == ()
+    assert withheld.block == PRIVATE_WITHHELD  # A8's notice still stands
+    monkeypatch.undo()
+    with store.read() as conn:
+        assert projection.unscoped_memory(conn, ANA).usage == {}
+
+
+def test_A9_R2_an_error_inside_recall_answers_unreadable(
+    store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 11 item 6: recall never takes the turn down either; a failed read is said to
+    have failed (never empty)."""
+    where = _learned(store, Scope.DIRECT, "Plays the cello")
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise ValueError("injected failure")
+
+    monkeypatch.setattr(journal, "texts", broken)
+    with caplog.at_level(logging.ERROR, logger="engram.runtime.context"):
+        answer = recall_turn(store, where, record_usage=True)
+    assert answer.status is RecallStatus.UNREADABLE and answer.message == NOT_READABLE
+    assert "injected failure" in caplog.text
+
+
+def test_A9_a_usage_record_that_fails_hands_out_no_notes(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 11 item 6: a note goes into a turn only with its use recorded; if recording
+    fails, the turn still goes on, without memory."""
+    where = _learned(store, Scope.DIRECT, "Plays the cello")
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise ValueError("injected failure")
+
+    monkeypatch.setattr(turn_context, "record_use", broken)
+    assert "cello" not in assemble_turn(store, where, record_usage=True).block
+    assert recall_turn(store, where, record_usage=True).notes == ()
+    assert "cello" in assemble_turn(store, where).block  # a preview records nothing
 
 
 def test_S3_shared_conversation_withholds_private_notes_even_if_only_the_subject_spoke(
@@ -164,7 +230,7 @@ def test_F5_reopening_a_store_gives_byte_identical_state(store: Store, store_pat
     reopened = Store.open(str(store_path), passphrase=PASSPHRASE)
     with reopened.read() as conn:
         replayed = fold(journal.events(conn, ANA), PersonMemory(ANA))
-        stored = projection.load_memory(conn, ANA)
+        stored = projection.unscoped_memory(conn, ANA)
         after = sorted(note_to_json(n) for n in projection.unscoped_notes(conn, ANA))
     reopened.close()
     assert stored == replayed

@@ -151,7 +151,9 @@ class MemoryApi:
 
     def check_new_item(self, agent: str, body: models.NewItem) -> None:
         """Refuse a kind the agent may not write before anyone is created for it (P2)."""
-        agents.require_agent(self.store, agent).require_writable(body.kind)
+        config = agents.require_agent(self.store, agent)
+        config.require_remember()
+        config.require_writable(body.kind)
 
     def search(self, call: Call, body: models.SearchRequest) -> dict[str, Any]:
         """Notes the person alone may receive that share words with the query."""

@@ -15,7 +15,7 @@ from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, person_id
 from engram.model.scope import parse_enum
 from engram.runtime import context as turn_context
-from engram.runtime import conversations, history
+from engram.runtime import conversations, history, memory_tools
 
 
 def register(commands: Any) -> None:
@@ -145,10 +145,13 @@ def cmd_delete(ctx: CommandContext) -> int:
         return 0
     verb = "Deleted" if result.done else "Deleting would delete"
     emit_line(f"{verb} conversation {conversation}.")
-    for view in result.cascade.closes:
-        emit_line(f"  closes   {view.note.id}  {shorten(view.text)}")
-    for view in result.cascade.survives:
-        emit_line(f"  survives {view.note.id}  {shorten(view.text)} (loses this source)")
+    for verb, notes in (
+        ("closes  ", result.cascade.closes),
+        ("survives", result.cascade.survives),
+        ("reopens ", result.cascade.reopens),
+    ):
+        for item in notes:
+            emit_line(f"  {verb} {item.note.id}  {shorten(item.text)} ({item.reason})")
     if result.others_closing:
         emit_line(f"  and {result.others_closing} notes about other participants close")
     return 0
@@ -188,7 +191,9 @@ def cmd_assemble(ctx: CommandContext) -> int:
 
 
 def cmd_recall(ctx: CommandContext) -> int:
-    result = turn_context.recall_turn(ctx.store(), _attribution(ctx), limit=ctx.args.limit)
+    attribution = _attribution(ctx)
+    writer = memory_tools.conversation_writer(ctx.store(), attribution.conversation)
+    result = turn_context.recall_turn(ctx.store(), attribution, limit=ctx.args.limit, writer=writer)
     if ctx.as_json:
         emit_json(views.recall_json(result))
     else:

@@ -179,19 +179,30 @@ def cmd_agents_history(ctx: CommandContext) -> int:
 def cmd_learn(ctx: CommandContext) -> int:
     extractor = _extractor(ctx)
     store = ctx.store()
+    persons: list[PersonId] | None = None
     with progress_bar(ctx, "Learning") as progress:
         if ctx.args.person:
             session = ctx.session(ctx.args.person)  # checks the person exists
-            person = PersonId(session.person)
-            reports = extraction.learn_person(store, person, extractor, progress=progress)
+            persons = [PersonId(session.person)]
+            reports = extraction.learn_person(store, persons[0], extractor, progress=progress)
         else:
             reports = extraction.learn_all(store, extractor, progress=progress)
     failed = [r for r in reports if r.error]
+    alone = extraction.left_alone(store, persons)
+    message = _nothing_learned(alone) if not reports else None
     if ctx.as_json:
-        emit_json({"passes": [r.to_json() for r in reports]})
+        emit_json(
+            {
+                "passes": [r.to_json() for r in reports],
+                "not_learned": [a.to_json() for a in alone],
+                **({"message": message} if message else {}),
+            }
+        )
     else:
-        if not reports:
-            emit_line("Nothing to learn: no unanalysed turns where learning is on.")
+        if message:
+            emit_line(message)
+        for a in alone:
+            emit_line(f"{a.person} in {a.conversation}: {a.turns} turn(s) left alone: {a.reason}")
         for r in reports:
             outcome = (
                 r.error
@@ -206,6 +217,16 @@ def cmd_learn(ctx: CommandContext) -> int:
         print(f"engram: {len(failed)} pass(es) failed; first: {failed[0].error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _nothing_learned(alone: list[extraction.LeftAlone]) -> str:
+    """Why a run of `engram learn` learned nothing, in one sentence."""
+    if not alone:
+        return "Nothing to learn: every committed turn has been analysed already."
+    return (
+        f"Nothing to learn: {len(alone)} conversation(s) have turns not analysed yet, and "
+        "learning leaves each of them alone for the reason given."
+    )
 
 
 def cmd_maintain(ctx: CommandContext) -> int:

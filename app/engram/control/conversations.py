@@ -12,18 +12,44 @@ from engram.model.errors import NotAllowed
 from engram.model.events import EventType as E
 from engram.model.events import NewEvent
 from engram.model.ids import ConversationId, PersonId
+from engram.model.notes import Note
 from engram.runtime.conversations import require_conversation
+from engram.runtime.note_writes import reopened_after
 from engram.store import erasure, journal
 from engram.store.erasure import Shredded
 
 
+@dataclass(frozen=True, slots=True)
+class CascadeNote:
+    """One note in a cascade, and why deleting the conversation does what it does to it."""
+
+    view: NoteView
+    reason: str
+
+    @property
+    def note(self) -> Note:
+        """The note as it stands before the deletion."""
+        return self.view.note
+
+    @property
+    def text(self) -> str | None:
+        """Its text (None when already gone)."""
+        return self.view.text
+
+    def to_json(self) -> dict[str, Any]:
+        """The note's JSON plus the reason."""
+        return {**self.view.to_json(), "reason": self.reason}
+
+
 @dataclass
 class Cascade:
-    """What deleting a conversation does to one person's notes."""
+    """What deleting a conversation does to one person's notes: which close, which survive
+    (losing it as a source) and which reopen (what they were contradicted by closes)."""
 
     person: PersonId
-    closes: list[NoteView] = field(default_factory=list)
-    survives: list[NoteView] = field(default_factory=list)
+    closes: list[CascadeNote] = field(default_factory=list)
+    survives: list[CascadeNote] = field(default_factory=list)
+    reopens: list[CascadeNote] = field(default_factory=list)
 
 
 @dataclass
@@ -44,9 +70,30 @@ class ConversationDeletion:
             "deleted": self.done,
             "closes": [v.to_json() for v in self.cascade.closes],
             "survives": [v.to_json() for v in self.cascade.survives],
+            "reopens": [v.to_json() for v in self.cascade.reopens],
             "other_participants_notes_closing": self.others_closing,
             **({"report": self.report} if self.done else {}),
         }
+
+
+def why_it_survives(note: Note, conversation: ConversationId) -> str:
+    """The true reason a note touching a conversation outlives its deletion (C4)."""
+    if note.origin is not None:
+        return (
+            f"its text comes from conversation {note.origin}; this one only restated it, "
+            "so it loses this conversation as a source"
+        )
+    if note.supersedes is not None:
+        learned = bool(note.sources) and note.sources[0].conversation == conversation
+        where = "it was learned here, but" if learned else "this conversation restated it, but"
+        return (
+            f"{where} its text is now {note.actor}'s own edit, which this conversation does "
+            "not hold; it loses this conversation as a source"
+        )
+    return (
+        f"its text was written by {note.actor}, not taken from this conversation, which only "
+        "restated it; it loses this conversation as a source"
+    )
 
 
 def _cascade(session: PersonSession, conversation: ConversationId) -> Cascade:
@@ -55,9 +102,17 @@ def _cascade(session: PersonSession, conversation: ConversationId) -> Cascade:
         if not view.note.is_active:
             continue
         if view.note.origin == conversation:
-            cascade.closes.append(view)
+            reason = "its text comes from this conversation, so it goes with it"
+            cascade.closes.append(CascadeNote(view, reason))
         else:
-            cascade.survives.append(view)
+            cascade.survives.append(CascadeNote(view, why_it_survives(view.note, conversation)))
+    closing = [c.note.id for c in cascade.closes]
+    for view, after in memory_control.reopening(session, closing, conversation):
+        reason = (
+            f"{after}, which contradicted it, goes with this conversation, so what was known "
+            "before holds again"
+        )
+        cascade.reopens.append(CascadeNote(view, reason))
     return cascade
 
 
@@ -93,15 +148,16 @@ def delete_conversation(
         for person, cascade in cascades.items():
             shredded, removed = erasure.shred_note_payloads(txn.conn, person, conversation)
             tally.merge(removed)
+            closed = [v.note.id for v in cascade.closes]
             body = {
                 "conversation": conversation,
-                "closed": [v.note.id for v in cascade.closes],
+                "closed": closed,
                 "trimmed": [v.note.id for v in cascade.survives],
                 "shredded": shredded,
             }
-            journal.append(
-                store, txn, person, [NewEvent(E.CONVERSATION_DELETED, session.actor, body)]
-            )
+            reopen = reopened_after(txn.conn, person, closed, session.actor, None, [conversation])
+            deleted = NewEvent(E.CONVERSATION_DELETED, session.actor, body)
+            journal.append(store, txn, person, [deleted, *reopen])
         tally.merge(erasure.shred_conversation(store, txn, conversation))
         erasure.record_erasure(
             store,

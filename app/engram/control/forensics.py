@@ -42,6 +42,8 @@ def _describe(event: Event) -> str:
                 f"conversation {body['conversation']} deleted: "
                 f"{len(body.get('closed', []))} notes closed"
             )
+        case EventType.REOPENED:
+            return f"note {body['note']} reopened: {body['after']}, which contradicted it, went"
         case EventType.ITEM_USED:
             return f"{len(body['notes'])} notes used via {body.get('via', 'assembly')}"
         case _:
@@ -82,7 +84,7 @@ def export_person(session: PersonSession) -> dict[str, Any]:
         infos = conversation_log.for_person(conn, person)
         digest = projection.recent_digest(conn, person, 1 << 30)
         digest_texts = journal.texts(store, conn, person, [d.seq for d in digest])
-        memory = projection.load_memory(conn, person)
+        memory = projection.unscoped_memory(conn, person)
         for info in infos:
             entries = conversation_log.entries(conn, info.id)
             texts = conversation_log.entry_texts(store, conn, info.id, [e.seq for e in entries])

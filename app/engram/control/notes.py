@@ -29,6 +29,7 @@ from engram.runtime.note_writes import (
     check_text,
     draft_of_suggestion,
     note_added,
+    reopened_after,
     writable_conversation,
 )
 from engram.store import journal, projection
@@ -318,7 +319,9 @@ def delete_note(session: PersonSession, note_id: str, reason: str | None = None)
         raise InvalidInput(f"The reason may hold at most {MAX_REASON_CHARS} characters.")
     event = NewEvent(E.DELETED, session.actor, {"note": note.id}, text=reason or None)
     with session.store.write() as txn:
-        journal.append(session.store, txn, session.person, [event])
+        journal.lock(txn, session.person)
+        reopen = reopened_after(txn.conn, session.person, [note.id], session.actor)
+        journal.append(session.store, txn, session.person, [event, *reopen])
 
 
 def notes_touching(session: PersonSession, conversation: ConversationId) -> list[NoteView]:
@@ -326,6 +329,18 @@ def notes_touching(session: PersonSession, conversation: ConversationId) -> list
     with session.store.read() as conn:
         notes = projection.unscoped_notes_touching(conn, session.person, conversation)
     return _with_text(session.store, session, notes)
+
+
+def reopening(
+    session: PersonSession, closing: Sequence[NoteId], conversation: ConversationId
+) -> list[tuple[NoteView, NoteId]]:
+    """Notes that would reopen if `closing` closed with `conversation` (cascade preview):
+    each with the note whose closing brings it back."""
+    with session.store.read() as conn:
+        events = reopened_after(conn, session.person, closing, session.actor, None, [conversation])
+        after = {NoteId(e.body["note"]): NoteId(e.body["after"]) for e in events}
+        notes = projection.unscoped_notes_by_ids(conn, session.person, list(after))
+    return [(view, after[view.note.id]) for view in _with_text(session.store, session, notes)]
 
 
 def all_notes(session: PersonSession) -> list[NoteView]:
@@ -340,8 +355,7 @@ def profile_document(session: PersonSession) -> str:
     deleted note or conversation leaves nothing of it behind. Empty before the first."""
     store, person = session.store, session.person
     with store.read() as conn:
-        memory = projection.load_memory(conn, person, notes=False)
-        profile = maintenance.current_profile(conn, memory)
+        profile = maintenance.current_profile(conn, person)
         if not profile:
             return ""
         ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]

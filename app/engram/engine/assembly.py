@@ -143,9 +143,7 @@ def assemble(
     out.reserve(notice_cost)
 
     if not notes_readable:
-        # A9: the turn goes on without notes; say nothing about what they might hold.
-        dropped.append(Dropped("notes", "the notes could not be read this turn"))
-        return _finish(out, restricted, placed, dropped, budget, notes_readable=False)
+        return without_memory(audience, budget)
 
     profile, notes = split_profile(ranked)
     has_anything = bool(ranked) or bool(digest)
@@ -186,7 +184,20 @@ def assemble(
             out.add(line)
         else:
             dropped.append(Dropped("digest line", "budget"))
-    return _finish(out, restricted, placed, dropped, budget, notes_readable=True)
+    return _finish(out, restricted, placed, dropped, budget)
+
+
+def without_memory(audience: Audience, budget: int = BUDGET_CHARS) -> AssembledBlock:
+    """A9: the block when the notes could not be read: the turn goes on without them, and
+    nothing is said about what they might hold (A8's notice still stands)."""
+    restricted = not audience.private_allowed
+    return AssembledBlock(
+        block=PRIVATE_WITHHELD if restricted else "",
+        placed=(),
+        dropped=(Dropped("notes", "the notes could not be read this turn"),),
+        budget=budget,
+        notes_readable=False,
+    )
 
 
 def _place_list(
@@ -201,22 +212,20 @@ def _place_list(
 ) -> None:
     if not items:
         return
+    # A6: heading and caveat go in only together with a line they introduce; a line that
+    # does not fit is dropped on its own, and the next ones are still tried.
     head = [heading] if caveat is None else [heading, caveat]
-    first = f"- {items[0].text}"
-    if not out.fits(*head, first):
-        # A6: heading and caveat (and one line) must fit, else the section is left out.
-        dropped.extend(Dropped(section[:-1], "budget", item.note.id) for item in items)
-        return
-    for line in head:
-        out.add(line)
+    count = 0
     for index, item in enumerate(items):
-        if index >= limit:
+        if count >= limit:
             dropped.append(Dropped(section[:-1], f"limit of {limit} {section}", item.note.id))
             continue
-        line = f"- {item.text}"
-        if out.fits(line):
-            out.add(line)
+        lines = [f"- {item.text}"] if count else [*head, f"- {item.text}"]
+        if out.fits(*lines):
+            for line in lines:
+                out.add(line)
             placed.append(Placed(item.note.id, index + 1, section))
+            count += 1
         else:
             dropped.append(Dropped(section[:-1], "budget", item.note.id))
 
@@ -227,16 +236,10 @@ def _finish(
     placed: list[Placed],
     dropped: list[Dropped],
     budget: int,
-    *,
-    notes_readable: bool,
 ) -> AssembledBlock:
     lines = list(out.lines)
     if restricted:
         lines.append(PRIVATE_WITHHELD)
     return AssembledBlock(
-        block="\n".join(lines),
-        placed=tuple(placed),
-        dropped=tuple(dropped),
-        budget=budget,
-        notes_readable=notes_readable,
+        block="\n".join(lines), placed=tuple(placed), dropped=tuple(dropped), budget=budget
     )

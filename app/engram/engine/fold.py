@@ -8,11 +8,11 @@ applies the same step to the few notes an event touches, so appends stay O(1)).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from typing import Any, Protocol
 
-from engram.model.events import Event, EventType
+from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import (
     CandidateState,
@@ -42,7 +42,7 @@ class FoldTarget(Protocol):
     person: PersonId
     seq: int
 
-    def get_note(self, note_id: NoteId) -> Note | None: ...
+    def unscoped_note(self, note_id: NoteId) -> Note | None: ...
     def put_note(self, note: Note) -> None: ...
     def add_digest(self, line: DigestLine) -> None: ...
     def set_profile(self, seq: int) -> None: ...
@@ -85,7 +85,7 @@ def apply_event(target: FoldTarget, event: Event) -> None:
 
 
 def _need(target: FoldTarget, note_id: Any, event: Event) -> Note:
-    note = target.get_note(NoteId(str(note_id)))
+    note = target.unscoped_note(NoteId(str(note_id)))
     if note is None:
         raise FoldError(f"event {event.seq} ({event.type}) names unknown note {note_id}")
     return note
@@ -116,7 +116,7 @@ def _close(note: Note, event: Event, status: NoteStatus, by_note: NoteId | None 
 def _on_note_added(target: FoldTarget, event: Event) -> None:
     body = event.body
     note_id = NoteId(body["note"])
-    if target.get_note(note_id) is not None:
+    if target.unscoped_note(note_id) is not None:
         raise FoldError(f"event {event.seq} re-adds note {note_id}")
     source = _source(body.get("source"), event.at)
     target.put_note(
@@ -161,7 +161,7 @@ def _on_corrected(target: FoldTarget, event: Event) -> None:
     body = event.body
     old = _need_open(target, body["old"], event)
     new_id = NoteId(body["note"])
-    if target.get_note(new_id) is not None:
+    if target.unscoped_note(new_id) is not None:
         raise FoldError(f"event {event.seq} re-adds note {new_id}")
     target.put_note(
         Note(
@@ -231,6 +231,78 @@ def _on_conversation_deleted(target: FoldTarget, event: Event) -> None:
         change = Change(event.seq, event.at, event.type, event.actor, conversation)
         target.put_note(dataclasses.replace(note, sources=kept, changes=(*note.changes, change)))
     target.mark_conversation_deleted(conversation)
+
+
+def _on_reopened(target: FoldTarget, event: Event) -> None:
+    # F1 undone: the newer note that contradicted this one was deleted, so what was known
+    # before holds again. The interval reopens; the contradiction stays in its changes.
+    body = event.body
+    note = _need(target, body["note"], event)
+    closure = note.closure
+    newer = _need(target, body["after"], event)
+    if (
+        note.status is not NoteStatus.CONTRADICTED
+        or closure is None
+        or closure.by_note != newer.id
+        or newer.is_active
+    ):
+        raise FoldError(f"event {event.seq} reopens note {note.id}, which is not undone")
+    gone = set(body.get("without_sources", []))
+    detail = f"contradicted by {newer.id} at {closure.at.isoformat()}; {newer.id} was deleted"
+    change = Change(event.seq, event.at, event.type, event.actor, detail)
+    target.put_note(
+        dataclasses.replace(
+            note,
+            status=NoteStatus.ACTIVE,
+            valid_to=None,
+            closure=None,
+            sources=tuple(s for s in note.sources if s.conversation not in gone),
+            changes=(*note.changes, change),
+        )
+    )
+
+
+class ContradictedBy(Protocol):
+    """Where the notes a deletion may bring back are looked up (a folded memory, or the
+    store's projection handed over unopened)."""
+
+    def unscoped_contradicted_by(self, notes: Collection[NoteId]) -> list[Note]: ...
+
+
+def reopenings(
+    memory: ContradictedBy,
+    deleted: Collection[NoteId],
+    gone: Collection[ConversationId],
+    actor: str,
+    cause: Cause | None = None,
+) -> list[NewEvent]:
+    """The events that undo contradictions when their newer side is deleted: each note a
+    deleted note contradicted reopens, so deleting a wrong contradiction restores what was
+    known before. A note whose text went with a deleted conversation (`gone`) cannot come
+    back; what it contradicted in turn is looked at instead. Only contradictions: deleting
+    an edit (C5) does not bring back the version before it. A reopened note drops its
+    sources from deleted conversations (C4).
+    """
+    events: list[NewEvent] = []
+    seen: set[NoteId] = set(deleted)
+    frontier: Collection[NoteId] = seen.copy()
+    while frontier:
+        dead: set[NoteId] = set()
+        for note in memory.unscoped_contradicted_by(frontier):
+            if note.id in seen:
+                continue
+            seen.add(note.id)
+            if note.origin is not None and note.origin in gone:
+                dead.add(note.id)  # its text is gone: what it contradicted may come back
+                continue
+            assert note.closure is not None and note.closure.by_note is not None
+            body: dict[str, Any] = {"note": note.id, "after": note.closure.by_note}
+            stale = sorted({s.conversation for s in note.sources if s.conversation in gone})
+            if stale:
+                body["without_sources"] = stale
+            events.append(NewEvent(EventType.REOPENED, actor, body, cause))
+        frontier = dead
+    return events
 
 
 def _on_digest_line(target: FoldTarget, event: Event) -> None:
@@ -331,6 +403,7 @@ _HANDLERS: dict[EventType, Any] = {
     EventType.PROFILE_REBUILT: _on_profile,
     EventType.DIGEST_LINE_ADDED: _on_digest_line,
     EventType.CONVERSATION_DELETED: _on_conversation_deleted,
+    EventType.REOPENED: _on_reopened,
     EventType.CANDIDATE_SUGGESTED: _on_candidate_suggested,
     EventType.CANDIDATE_REVIEWED: _on_candidate_reviewed,
     EventType.CANDIDATE_APPLIED: _on_candidate_applied,

@@ -14,10 +14,10 @@ change. This module is one of the five allowed to read notes regardless of scope
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from engram.engine.assembly import TextNote, split_profile
 from engram.engine.ranking import rank
@@ -41,6 +41,24 @@ class MaintenancePlan:
     @property
     def empty(self) -> bool:
         return not (self.retire or self.duplicates or self.profile is not None)
+
+
+class UnopenedMemory(Protocol):
+    """A person's memory as the store holds it, handed to merge unopened: the maintenance
+    pass, which is not allow-listed, passes it on without reading a note (S5)."""
+
+    def unscoped_memory(self) -> PersonMemory: ...
+
+
+def plan_from(
+    stored: UnopenedMemory,
+    read_texts: Callable[[list[int]], Mapping[int, str | None]],
+    now: datetime,
+    current_profile: Mapping[str, Any] | None,
+) -> MaintenancePlan:
+    """The maintenance pass's plan, with merge (allow-listed) doing the unscoped read."""
+    memory = stored.unscoped_memory()
+    return plan(memory, read_texts(active_text_seqs(memory)), now, current_profile)
 
 
 def active_text_seqs(memory: PersonMemory) -> list[int]:

@@ -12,8 +12,9 @@ from engram.model.scope import Audience
 
 DEFAULT_LIMIT = 12
 MAX_LIMIT = 25
+LIMIT_TOO_LOW = "'limit' must be at least 1; leave it out for the default."
 
-NOTHING_KEPT = "nothing has been kept about this person yet — memory_write is how a note gets here"
+NOTHING_KEPT = "nothing has been kept about this person yet"
 NOT_READABLE = (
     "your notes aren't readable right now, so nothing was recalled; carry on from what this "
     "conversation already tells you — the rest of the turn works normally"
@@ -43,12 +44,19 @@ class RecallResult:
     message: str | None
 
 
+def nothing_kept(writer: str | None) -> str:
+    """R2's empty answer, naming the writing tool this agent really has, or none."""
+    if writer is None:
+        return NOTHING_KEPT
+    return f"{NOTHING_KEPT} — {writer} is how a note gets here"
+
+
 def clamp_limit(limit: int | None) -> int:
     """12 by default, 25 at most (R1)."""
     if limit is None:
         return DEFAULT_LIMIT
     if limit < 1:
-        raise InvalidInput("The recall limit must be at least 1.")
+        raise InvalidInput(LIMIT_TOO_LOW)
     return min(limit, MAX_LIMIT)
 
 
@@ -59,8 +67,10 @@ def recall(
     *,
     readable: bool = True,
     limit: int | None = None,
+    writer: str | None = None,
 ) -> RecallResult:
-    """Answer memory_recall from already scope-filtered, ranked notes (R1, R2)."""
+    """Answer memory_recall from already scope-filtered, ranked notes (R1, R2). `writer` is
+    the tool this agent may write notes with, named in the empty answer (None: it has none)."""
     if not readable:
         # R2: a failed read never reads as empty.
         return RecallResult(RecallStatus.UNREADABLE, (), (), NOT_READABLE)
@@ -71,5 +81,5 @@ def recall(
         # Said whether or not private notes exist, so the answer reveals nothing.
         return RecallResult(RecallStatus.RESTRICTED, notes, lines, RESTRICTED)
     if not notes and not lines:
-        return RecallResult(RecallStatus.EMPTY, (), (), NOTHING_KEPT)
+        return RecallResult(RecallStatus.EMPTY, (), (), nothing_kept(writer))
     return RecallResult(RecallStatus.OK, notes, lines, None)

@@ -1,9 +1,12 @@
 """The one unscoped accessor (S5).
 
 Only five modules may call `unscoped_notes`: the fold, extraction, merge, memory-control
-(control.notes) and forensics (control.forensics). tests/unit/test_scope_accessor.py reads
-every module's syntax tree and fails on any other caller. Prompt-facing code selects notes
-through engine.scope instead.
+(control.notes) and forensics (control.forensics). The same holds for every read of its
+family, all named `unscoped_*`: `PersonMemory.unscoped_note`, the store's
+`projection.unscoped_*` reads, and `unscoped_memory()` on a memory handed over unopened
+(the maintenance pass hands one to merge). tests/unit/test_scope.py reads every module's
+syntax tree and fails on any other caller, and on any public reader of notes outside the
+family. Prompt-facing code selects notes through engine.scope instead.
 """
 
 from __future__ import annotations

@@ -716,10 +716,7 @@ class InspectorController(QObject):
             except EngramError as error:
                 return index, {"error": str(error)}
             answer: dict[str, Any] = {
-                "matches": [
-                    {"conversation": h.conversation, "turn_id": h.turn, "excerpt": h.excerpt}
-                    for h in hits
-                ],
+                "matches": [h.to_json() for h in hits],
                 "truncated": more,
             }
             if not hits:
@@ -999,7 +996,10 @@ def _cascade_html(preview: conversation_control.ConversationDeletion) -> str:
 
     def items(views: list[Any]) -> str:
         return (
-            "".join(f"<li>{e(v.text or '[removed]')} <i>({e(v.note.id)})</i></li>" for v in views)
+            "".join(
+                f"<li>{e(v.text or '[removed]')} <i>({e(v.note.id)})</i>: {e(v.reason)}</li>"
+                for v in views
+            )
             or "<li><i>none</i></li>"
         )
 
@@ -1011,8 +1011,12 @@ def _cascade_html(preview: conversation_control.ConversationDeletion) -> str:
     return (
         f"<p>Deleting conversation <b>{e(preview.conversation)}</b> removes its transcript "
         "and key for everyone in it.</p>"
-        f"<p><b>These notes close</b> (their text came from it):</p><ul>"
-        f"{items(preview.cascade.closes)}</ul>"
-        f"<p><b>These notes survive</b> (it only corroborated them):</p><ul>"
-        f"{items(preview.cascade.survives)}</ul>{others}"
+        f"<p><b>These notes close:</b></p><ul>{items(preview.cascade.closes)}</ul>"
+        f"<p><b>These notes survive:</b></p><ul>{items(preview.cascade.survives)}</ul>"
+        + (
+            f"<p><b>These notes reopen:</b></p><ul>{items(preview.cascade.reopens)}</ul>"
+            if preview.cascade.reopens
+            else ""
+        )
+        + others
     )

@@ -134,8 +134,9 @@ class ConversationsPanel(QWidget):
         for match in answer["matches"]:
             where = match.get("conversation")
             label = f"{where} · " if where else ""
-            item = QListWidgetItem(f"{label}{match['turn_id']}  {match['excerpt']}")
-            item.setData(TURN_ROLE, match["turn_id"])
+            ref = match.get("turn_id") or match.get("call_id")  # a turn or a tool result
+            item = QListWidgetItem(f"{label}{ref}  {match['excerpt']}")
+            item.setData(TURN_ROLE, ref)
             item.setData(CONVERSATION_ROLE, where)
             self.results.addItem(item)
         if answer.get("hint"):

@@ -126,5 +126,8 @@ def call(bound: Bound, name: str, arguments: Mapping[str, Any]) -> dict[str, Any
 
 
 def _recall(bound: Bound, args: dict[str, Any]) -> dict[str, Any]:
-    result = recall_turn(bound.store, bound.attribution, limit=limit_arg(args), record_usage=True)
+    writer = memory_tools.writing_tool(bound.config(), bound.host_allows)  # R2
+    result = recall_turn(
+        bound.store, bound.attribution, limit=limit_arg(args), record_usage=True, writer=writer
+    )
     return recall_json(result)

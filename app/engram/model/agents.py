@@ -139,6 +139,16 @@ class AgentConfig:
             if setting in self.tools.enabled and tool in host_allows
         ]
 
+    def require_remember(self) -> None:
+        """New items enter an agent's memory only while `remember` is on — through the
+        agent's memory_remember tool or the HTTP API alike. Correcting, forgetting and
+        reading what is kept are never switched off."""
+        if "remember" not in self.tools.enabled:
+            raise NotAllowed(
+                f"Agent {self.name!r} takes no new items: memory.tools.remember is off in its "
+                "configuration ('engram agents set')."
+            )
+
     def require_writable(self, kind: Kind) -> Kind:
         """P2: an agent writes only the kinds its configuration lists."""
         if kind not in self.tools.writable_kinds:

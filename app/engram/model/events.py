@@ -37,6 +37,7 @@ class EventType(StrEnum):
     EXTRACTION_CHECKPOINT = "extraction_checkpoint"
     ITEM_USED = "item_used"
     PERSON_CREATED = "person_created"
+    REOPENED = "reopened"  # a contradiction undone: the newer note was deleted
 
 
 # Events whose sealed payload is the text of a note they create.

@@ -206,9 +206,22 @@ class PersonMemory:
         return len(self._notes)
 
     # The FoldTarget protocol (engine.fold): how the fold reads and writes state.
-    def get_note(self, note_id: NoteId) -> Note | None:
-        """One note by id, any status (for the fold and the allow-listed modules)."""
+    def unscoped_note(self, note_id: NoteId) -> Note | None:
+        """One note by id, any scope and status: part of the unscoped accessor, so only the
+        allow-listed modules may call it (S5)."""
         return self._notes.get(note_id)
+
+    def unscoped_contradicted_by(self, notes: Collection[NoteId]) -> list[Note]:
+        """Notes that one of `notes` contradicted (F1), any scope (S5: allow-listed modules
+        only), in creation order."""
+        found = [
+            n
+            for n in self._notes.values()
+            if n.status is NoteStatus.CONTRADICTED
+            and n.closure is not None
+            and n.closure.by_note in notes
+        ]
+        return sorted(found, key=lambda n: n.created_seq)
 
     def put_note(self, note: Note) -> None:
         """Store a note version produced by the fold."""

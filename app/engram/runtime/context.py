@@ -17,6 +17,7 @@ from engram.engine.assembly import (
     AssembledBlock,
     TextNote,
     assemble,
+    without_memory,
 )
 from engram.engine.ranking import rank
 from engram.engine.recall import MAX_LIMIT, RecallResult, clamp_limit, recall
@@ -110,19 +111,43 @@ def audience_for_turn(store: Store, attribution: Attribution) -> Audience:
 
 
 def preview_block(store: Store, person: PersonId, audience: Audience) -> AssembledBlock:
-    """The block a turn would get for this audience (the inspector's audience simulator)."""
+    """The block a turn would get for this audience (the inspector's audience simulator).
+
+    A9: whatever goes wrong while reading or assembling, the turn goes on: the error is
+    logged and the block comes without memory."""
     limits = ((PROFILE_KINDS, PROFILE_CANDIDATES), (OTHER_KINDS, NOTE_CANDIDATES))
-    read = read_scoped(store, person, audience, limits)
-    return assemble(read.notes, read.digest, read.audience, notes_readable=read.readable)
+    try:
+        read = read_scoped(store, person, audience, limits)
+        return assemble(read.notes, read.digest, read.audience, notes_readable=read.readable)
+    except Exception:  # a bug here must not take the turn down (A9)
+        log.exception("turn assembly failed for %s; the turn goes on without memory", person)
+        return without_memory(audience)
 
 
 def preview_recall(
-    store: Store, person: PersonId, audience: Audience, limit: int | None = None
+    store: Store,
+    person: PersonId,
+    audience: Audience,
+    limit: int | None = None,
+    writer: str | None = None,
 ) -> RecallResult:
-    """What memory_recall would return for this audience."""
+    """What memory_recall would return for this audience; `writer` is the tool the agent
+    writes notes with, if it has one (R2). A failed read, whatever the cause, is reported
+    as such and never takes the turn down."""
     count = clamp_limit(limit)
-    read = read_scoped(store, person, audience, ((None, count),))
-    return recall(read.notes, read.digest, read.audience, readable=read.readable, limit=count)
+    try:
+        read = read_scoped(store, person, audience, ((None, count),))
+        return recall(
+            read.notes,
+            read.digest,
+            read.audience,
+            readable=read.readable,
+            limit=count,
+            writer=writer,
+        )
+    except Exception:  # a bug here must not take the turn down (R2, A9)
+        log.exception("recall failed for %s; answering that notes are unreadable", person)
+        return recall((), (), audience, readable=False)
 
 
 def record_use(
@@ -143,11 +168,18 @@ def _cause(attribution: Attribution) -> Cause:
 def assemble_turn(
     store: Store, attribution: Attribution, *, record_usage: bool = False
 ) -> AssembledBlock:
-    """The system block for a turn (A1-A9). A real turn records usage; a preview does not."""
-    block = preview_block(store, attribution.person, audience_for_turn(store, attribution))
+    """The system block for a turn (A1-A9). A real turn records usage; a preview does not.
+
+    Notes whose use cannot be recorded are not handed out: the block goes without them."""
+    audience = audience_for_turn(store, attribution)
+    block = preview_block(store, attribution.person, audience)
     if record_usage:
         placed = [p.note for p in block.placed]
-        record_use(store, attribution.person, placed, "assembly", _cause(attribution))
+        try:
+            record_use(store, attribution.person, placed, "assembly", _cause(attribution))
+        except Exception:  # the turn goes on (A9), but no unaudited note goes into it
+            log.exception("usage of %s's notes not recorded; block without memory", attribution)
+            return without_memory(audience)
     return block
 
 
@@ -157,11 +189,16 @@ def recall_turn(
     *,
     limit: int | None = None,
     record_usage: bool = False,
+    writer: str | None = None,
 ) -> RecallResult:
-    """memory_recall for a turn (R1, R2)."""
+    """memory_recall for a turn (R1, R2); `writer` as in preview_recall."""
     audience = audience_for_turn(store, attribution)
-    result = preview_recall(store, attribution.person, audience, limit)
+    result = preview_recall(store, attribution.person, audience, limit, writer)
     if record_usage:
         used = [t.note.id for t in result.notes]
-        record_use(store, attribution.person, used, "recall", _cause(attribution))
+        try:
+            record_use(store, attribution.person, used, "recall", _cause(attribution))
+        except Exception:  # as in assemble_turn: nothing unaudited is handed out
+            log.exception("usage of %s's notes not recorded; recalling nothing", attribution)
+            return recall((), (), audience, readable=False)
     return result

@@ -96,6 +96,52 @@ def person_lock(store: Store, person: PersonId) -> threading.Lock:
         return _locks.setdefault((store.info.id, person), threading.Lock())
 
 
+@dataclass(frozen=True, slots=True)
+class LeftAlone:
+    """A conversation with committed turns not analysed yet, which learning leaves alone."""
+
+    person: PersonId
+    conversation: ConversationId
+    turns: int
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _config(conn: Any, info: ConversationInfo) -> AgentConfig | None:
+    """The conversation's agent configuration; None when it has no configured agent."""
+    return agent_configs.get(conn, info.agent) if info.agent else None
+
+
+def _why_not(info: ConversationInfo, config: AgentConfig | None, host: HostPolicy) -> str | None:
+    """Why learning leaves a conversation alone (P4, W7), or None when it may learn there."""
+    if not host.learning:
+        return "the host has turned learning off"
+    if info.incognito:
+        return "the conversation is incognito"  # W7
+    if config is None:
+        who = f"its agent {info.agent!r} is not configured" if info.agent else "it has no agent"
+        return (
+            f"{who}, so learning is off (the default); an agent's configuration turns it on "
+            "('engram agents set NAME --config FILE.json', memory.learning.mode)"
+        )
+    if config.learning.mode is LearningMode.OFF:
+        return f"learning is off for agent {config.name!r}"
+    if not config.learns_on(info.surface):
+        return f"agent {config.name!r} does not learn on {info.surface.value} conversations"
+    return None
+
+
+def _conversations(
+    conn: Any, person: PersonId, conversation: ConversationId | None
+) -> list[ConversationInfo]:
+    if conversation is None:
+        return conversation_log.for_person(conn, person)
+    one = conversation_log.get(conn, conversation)
+    return [one] if one is not None and person in one.participants else []
+
+
 def pending(
     store: Store,
     person: PersonId,
@@ -108,24 +154,34 @@ def pending(
         return []
     work: list[_Work] = []
     with store.read() as conn:
-        if conversation is None:
-            infos = conversation_log.for_person(conn, person)
-        else:
-            one = conversation_log.get(conn, conversation)
-            infos = [one] if one is not None and person in one.participants else []
-        for info in infos:
-            if info.incognito:
-                continue  # W7
-            config = (agent_configs.get(conn, info.agent) if info.agent else None) or AgentConfig(
-                info.agent or "unnamed"
-            )
-            if not config.learns_on(info.surface):
-                continue  # P4: off, or a task, schedule or surface the agent does not learn on
+        for info in _conversations(conn, person, conversation):
+            config = _config(conn, info)
+            if config is None or _why_not(info, config, host) is not None:
+                continue  # P4, W7: off, incognito, or a surface the agent does not learn on
             # P4: only committed turns (not failed, cancelled or awaiting the user); W2: once
             turns = conversation_log.unprocessed_turns(conn, info.id, person)
             if turns:
                 work.append(_Work(info, config, turns))
     return work
+
+
+def left_alone(
+    store: Store, persons: Sequence[PersonId] | None = None, host: HostPolicy = HostPolicy()
+) -> list[LeftAlone]:
+    """Conversations (of these persons, or everyone's) with committed turns not analysed
+    yet that learning leaves alone, and why — so `engram learn` can say why it learned
+    nothing."""
+    found: list[LeftAlone] = []
+    with store.read() as conn:
+        for person in people.all_ids(conn) if persons is None else persons:
+            for info in conversation_log.for_person(conn, person):
+                reason = _why_not(info, _config(conn, info), host)
+                if reason is None:
+                    continue
+                turns = conversation_log.unprocessed_turns(conn, info.id, person)
+                if turns:
+                    found.append(LeftAlone(person, info.id, len(turns), reason))
+    return found
 
 
 def learn_person(

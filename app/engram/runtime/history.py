@@ -48,6 +48,7 @@ REMOVED = "this tool result was removed by an administrator; its content is not 
 
 
 _TURNS = (EntryKind.USER, EntryKind.ASSISTANT)
+TURN, TOOL_RESULT = "turn", "tool_result"  # what a conversation_find match is (H1)
 CACHED_LOGS = 8  # decrypted logs kept per open store, least recently used dropped first
 
 
@@ -104,6 +105,10 @@ class HistoryView:
 
     def result_of(self, call: str) -> LogEntry | None:
         return self._results.get(call)
+
+    def kind_of(self, ref: str) -> str:
+        """Whether a searchable message is a turn or a tool result (by its id)."""
+        return TOOL_RESULT if ref in self._results else TURN
 
     def excision_of(self, entry: LogEntry) -> LogEntry | None:
         return self._excised_by.get(entry.seq)
@@ -215,13 +220,19 @@ def find(
             result = view.index.find_relevant(query, limit)
         else:
             result = find_pattern(view.messages(), query, limit, pattern_search(query))
-    answer: dict[str, Any] = {
-        "matches": [{"turn_id": m.turn, "excerpt": m.excerpt} for m in result.matches],
-        "truncated": result.truncated,
-    }
+        matches = [match_json(view.kind_of(m.turn), m.turn, m.excerpt) for m in result.matches]
+    answer: dict[str, Any] = {"matches": matches, "truncated": result.truncated}
     if result.hint:
         answer["hint"] = result.hint
     return answer
+
+
+def match_json(kind: str, ref: str, excerpt: str) -> dict[str, Any]:
+    """One match as conversation_find returns it (H1, H3): its kind, and the id the matching
+    read tool accepts — `turn_id` for conversation_read_turn, `call_id` for
+    conversation_read_tool_result."""
+    key = "call_id" if kind == TOOL_RESULT else "turn_id"
+    return {"kind": kind, key: ref, "excerpt": excerpt}
 
 
 def read_turn(store: Store, conversation: ConversationId, turn_id: str) -> dict[str, Any]:
@@ -337,7 +348,8 @@ TOOL_SPECS: list[ToolSpec] = [
         "Find in this conversation",
         "Find earlier messages in this conversation. relevance: ranked by how many of your "
         "words a message contains; pattern: literal text or a regular expression, newest "
-        "first.",
+        "first. Each match is a turn (read it with conversation_read_turn and its turn_id) "
+        "or a tool result (conversation_read_tool_result and its call_id).",
         {
             "query": _TEXT,
             "mode": {"type": "string", "enum": ["relevance", "pattern"]},
@@ -348,7 +360,25 @@ TOOL_SPECS: list[ToolSpec] = [
             {
                 "matches": {
                     "type": "array",
-                    "items": answer_object({"turn_id": _TEXT, "excerpt": _TEXT}, ["excerpt"]),
+                    "items": {
+                        **answer_object(
+                            {
+                                "kind": {"enum": [TURN, TOOL_RESULT]},
+                                "turn_id": _TEXT,
+                                "call_id": _TEXT,
+                                "excerpt": _TEXT,
+                            },
+                            ["kind", "excerpt"],
+                        ),
+                        # H1, H3: the id its read tool accepts
+                        "oneOf": [
+                            {"properties": {"kind": {"const": TURN}}, "required": ["turn_id"]},
+                            {
+                                "properties": {"kind": {"const": TOOL_RESULT}},
+                                "required": ["call_id"],
+                            },
+                        ],
+                    },
                 },
                 "truncated": _FLAG,
                 "hint": _TEXT,

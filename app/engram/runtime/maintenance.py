@@ -1,8 +1,10 @@
 """The periodic maintenance pass (M1-M3): `engram maintain` and hosts' schedulers.
 
-For each person, in one write: load their memory, let engine.merge decide, and append one
-journal event per change — retired, duplicate_removed, profile_rebuilt — so replay
-reproduces all of it. It takes the same per-person turn as learning (W5).
+For each person, in one write: hand their stored memory to engine.merge, which reads it
+(merge is one of the five modules allowed to read notes of every scope, S5; this module
+reads none itself) and decides; then append one journal event per change — retired,
+duplicate_removed, profile_rebuilt — so replay reproduces all of it. It takes the same
+per-person turn as learning (W5).
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from typing import Any
 from engram.engine import merge
 from engram.model.events import EventType, NewEvent
 from engram.model.ids import PersonId
-from engram.model.notes import PersonMemory
 from engram.model.progress import Progress
 from engram.runtime.extraction import person_lock
 from engram.store import journal, people, projection
@@ -26,9 +27,12 @@ def maintain_person(store: Store, person: PersonId, now: datetime | None = None)
     """Run the pass for one person; what it changed."""
     with person_lock(store, person), store.write() as txn:
         moment = now or store.now()
-        memory = projection.load_memory(txn.conn, person)
-        texts = journal.texts(store, txn.conn, person, merge.active_text_seqs(memory))
-        plan = merge.plan(memory, texts, moment, current_profile(txn.conn, memory))
+        plan = merge.plan_from(
+            projection.StoredNotes(txn.conn, person),
+            lambda seqs: journal.texts(store, txn.conn, person, seqs),
+            moment,
+            current_profile(txn.conn, person),
+        )
         events = [NewEvent(EventType.RETIRED, ACTOR, {"note": note}) for note in plan.retire]
         events += [
             NewEvent(EventType.DUPLICATE_REMOVED, ACTOR, {"note": dup, "kept": kept})
@@ -46,11 +50,12 @@ def maintain_person(store: Store, person: PersonId, now: datetime | None = None)
     }
 
 
-def current_profile(conn: Any, memory: PersonMemory) -> dict[str, Any] | None:
+def current_profile(conn: Any, person: PersonId) -> dict[str, Any] | None:
     """The note ids of the last profile rebuilt, or None if there has been none."""
-    if memory.profile_seq is None:
+    seq = projection.profile_seq(conn, person)
+    if seq is None:
         return None
-    event = journal.event_at(conn, memory.person, memory.profile_seq)
+    event = journal.event_at(conn, person, seq)
     return dict(event.body) if event else None
 
 

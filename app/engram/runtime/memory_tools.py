@@ -25,11 +25,22 @@ from engram.engine.words import terms
 from engram.model.agents import AgentConfig
 from engram.model.errors import InvalidInput, NotFound
 from engram.model.events import Cause, EventType, NewEvent
-from engram.model.ids import NoteId, PersonId
+from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import Note
 from engram.model.scope import Audience, Kind, Scope, parse_enum
-from engram.runtime.context import Attribution, audience_for_turn, record_use
-from engram.runtime.note_writes import NoteDraft, suggestion, writable_conversation
+from engram.runtime.agents import agent_config
+from engram.runtime.context import (
+    Attribution,
+    audience_for_turn,
+    record_use,
+)
+from engram.runtime.conversations import require_conversation
+from engram.runtime.note_writes import (
+    NoteDraft,
+    reopened_after,
+    suggestion,
+    writable_conversation,
+)
 from engram.runtime.search_pool import search_pool
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
@@ -110,6 +121,20 @@ DEFINITIONS: dict[str, dict[str, Any]] = {name: spec.openai() for name, spec in 
 def tool_specs(config: AgentConfig, host_allows: Collection[str]) -> list[ToolSpec]:
     """The tools to offer: enabled here and allowed by the host (P2)."""
     return [SPECS[name] for name in config.exposed_tools(host_allows)]
+
+
+WRITING_TOOL = "memory_remember"  # the one tool that brings a new note in (W6)
+
+
+def writing_tool(config: AgentConfig, host_allows: Collection[str]) -> str | None:
+    """The tool this agent may write new notes with, or None (R2 names it, or none)."""
+    return WRITING_TOOL if WRITING_TOOL in config.exposed_tools(host_allows) else None
+
+
+def conversation_writer(store: Store, conversation: ConversationId) -> str | None:
+    """writing_tool for the agent a conversation runs with, the host allowing every tool."""
+    info = require_conversation(store, conversation)
+    return writing_tool(agent_config(store, info.agent), SPECS)
 
 
 def tool_definitions(config: AgentConfig, host_allows: Collection[str]) -> list[dict[str, Any]]:
@@ -219,14 +244,12 @@ def forget(store: Store, attribution: Attribution, item_id: str, actor: str) -> 
         note = projection.eligible_note(txn.conn, attribution.person, scopes, NoteId(item_id))
         if note is None:
             raise NotFound(f"There is no item {item_id!r} here.")
+        cause = Cause(attribution.conversation, attribution.turn)
         event = NewEvent(
-            EventType.DELETED,
-            actor,
-            {"note": note.id},
-            Cause(attribution.conversation, attribution.turn),
-            "forgotten at the agent's request",
+            EventType.DELETED, actor, {"note": note.id}, cause, "forgotten at the agent's request"
         )
-        journal.append(store, txn, attribution.person, [event])
+        reopen = reopened_after(txn.conn, attribution.person, [note.id], actor, cause)
+        journal.append(store, txn, attribution.person, [event, *reopen])
     return {"item_id": note.id, "forgotten": True}
 
 

@@ -7,10 +7,11 @@ the projection with the engine's fold in the same transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engram.engine.fold import reopenings
 from engram.model.errors import InvalidInput, NotAllowed
 from engram.model.events import Cause, NewEvent
 from engram.model.events import EventType as E
@@ -25,7 +26,7 @@ from engram.model.ids import (
 )
 from engram.model.notes import CONFIDENCE_CAP_BP
 from engram.model.scope import Durability, Kind, Scope
-from engram.store import conversation_log, journal
+from engram.store import conversation_log, journal, projection
 from engram.store.store import Store, WriteTxn
 
 MAX_NOTE_CHARS = 2_000
@@ -248,3 +249,18 @@ def retire(store: Store, person: PersonId, note: NoteId, actor: str = "maintenan
     """M3: a transient note's interval ends."""
     with store.write() as txn:
         journal.append(store, txn, person, [NewEvent(E.RETIRED, actor, {"note": note})])
+
+
+def reopened_after(
+    conn: Any,
+    person: PersonId,
+    deleted: Collection[NoteId],
+    actor: str,
+    cause: Cause | None = None,
+    gone_now: Collection[ConversationId] = (),
+) -> list[NewEvent]:
+    """The events that reopen what the `deleted` notes contradicted (engine.fold.reopenings,
+    which reads the notes: this module reads none), for the deleting write to append after
+    its own events. `gone_now`: a conversation the same write deletes."""
+    gone = projection.deleted_conversations(conn, person) | set(gone_now)
+    return reopenings(projection.StoredNotes(conn, person), deleted, gone, actor, cause)

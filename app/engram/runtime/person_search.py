@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from engram.engine.history_search import Message, MessageIndex, find_pattern
-from engram.model.conversation import SEARCHABLE_KINDS
+from engram.model.conversation import SEARCHABLE_KINDS, EntryKind
 from engram.model.ids import ConversationId, PersonId
 from engram.runtime import conversations, search_language
-from engram.runtime.history import pattern_search
+from engram.runtime.history import TOOL_RESULT, TURN, match_json, pattern_search
 from engram.store.store import Store
 
 Progress = Callable[[int, int], None]
@@ -29,8 +30,13 @@ class PersonHit:
     """One message found somewhere in the person's conversations."""
 
     conversation: ConversationId
-    turn: str
+    turn: str  # the message's id: a turn id, or a call id for a tool result (see `kind`)
     excerpt: str
+    kind: str = TURN
+
+    def to_json(self) -> dict[str, Any]:
+        """As conversation_find's matches (H1, H3), plus the conversation it is in."""
+        return {"conversation": self.conversation, **match_json(self.kind, self.turn, self.excerpt)}
 
 
 @dataclass
@@ -40,6 +46,7 @@ class PersonIndex:
     person: PersonId
     index: MessageIndex = field(default_factory=MessageIndex)
     where: dict[str, ConversationId] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)  # tool results only; the rest are turns
     added: int = 0  # positions are never reused, so ties stay newest first
 
     @staticmethod
@@ -60,16 +67,20 @@ class PersonIndex:
                 break
             for entry, text in conversations.transcript(store, info.id):
                 if entry.kind in SEARCHABLE_KINDS and text is not None and entry.ref:
-                    index.add(info.id, entry.ref, text)
+                    result = entry.kind is EntryKind.TOOL_RESULT
+                    index.add(info.id, entry.ref, text, kind=TOOL_RESULT if result else TURN)
             if progress:
                 progress(done, len(infos))
         return index
 
-    def add(self, conversation: ConversationId, ref: str, text: str) -> None:
-        """Index one message; its position orders ties newest first."""
+    def add(self, conversation: ConversationId, ref: str, text: str, *, kind: str = TURN) -> None:
+        """Index one message (a turn, or a tool result); its position orders ties newest
+        first."""
         self.index.add(Message(ref, self.added, text))
         self.added += 1
         self.where[ref] = conversation
+        if kind != TURN:
+            self.kinds[ref] = kind
 
     def search(
         self, query: str, mode: str = "relevance", limit: int | None = 25
@@ -80,5 +91,8 @@ class PersonIndex:
             result = find_pattern(self.index.messages(), query, limit, search)
         else:
             result = self.index.find_relevant(query, limit)
-        hits = [PersonHit(self.where[m.turn], m.turn, m.excerpt) for m in result.matches]
+        hits = [
+            PersonHit(self.where[m.turn], m.turn, m.excerpt, self.kinds.get(m.turn, TURN))
+            for m in result.matches
+        ]
         return hits, result.truncated

@@ -19,6 +19,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from engram.engine.recall import LIMIT_TOO_LOW
 from engram.model.errors import EngramError, InvalidInput
 
 IGNORED_ARGUMENTS = frozenset(
@@ -82,7 +83,8 @@ class ToolSpec:
 
     def check(self, args: Mapping[str, Any]) -> None:
         """Refuse arguments the input schema does not allow, in one sentence naming the field.
-        A number out of range is no error: the tool clamps it (H1, R1: "25 at most")."""
+        A number out of range is left to the tool: above the maximum it clamps (H1, R1:
+        "25 at most"), below 1 `limit_arg` refuses it in the same words everywhere."""
         errors = self.validator.iter_errors(dict(args))
         error = best_match(e for e in errors if e.validator not in ("minimum", "maximum"))
         if error is not None:
@@ -120,12 +122,15 @@ def text_arg(args: Mapping[str, Any], key: str) -> str:
 
 
 def limit_arg(args: Mapping[str, Any]) -> int | None:
-    """The optional whole-number `limit`."""
+    """The optional `limit`: a whole number, at least 1 (above the tool's maximum it is
+    cut to the maximum). Every tool and recall treat it alike."""
     value = args.get("limit")
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
         raise InvalidInput("'limit' must be a whole number.")
+    if value < 1:
+        raise InvalidInput(LIMIT_TOO_LOW)
     return value
 
 

@@ -9,6 +9,7 @@ compares it with these tables.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Row, Select, and_, delete, func, insert, or_, select, update
@@ -115,7 +116,7 @@ class ProjectionTarget:
             self._original.update(found)
 
     # FoldTarget
-    def get_note(self, note_id: NoteId) -> Note | None:
+    def unscoped_note(self, note_id: NoteId) -> Note | None:
         if note_id not in self._note_cache:
             data = self.conn.execute(
                 select(N.c.data).where(N.c.person == self.person, N.c.id == note_id)
@@ -506,15 +507,56 @@ def person_seq(conn: Connection, person: PersonId) -> int:
 
 
 def profile_seq(conn: Connection, person: PersonId) -> int | None:
-    """The journal seq of the person's last profile_rebuilt event (M1), None before any."""
+    """The event holding the person's current profile document (M1), or None."""
     P = schema.person_state
     value = conn.execute(select(P.c.profile_seq).where(P.c.person == person)).scalar()
     return None if value is None else int(value)
 
 
-def load_memory(conn: Connection, person: PersonId, *, notes: bool = True) -> PersonMemory:
-    """The whole projection as a PersonMemory (verify compares it with a fresh replay);
-    without `notes`, everything but the notes."""
+def unscoped_memory(conn: Connection, person: PersonId) -> PersonMemory:
+    """The whole projection as a PersonMemory, notes of every scope included (S5: only the
+    allow-listed modules call this, or StoredNotes on their behalf)."""
+    memory = _memory_state(conn, person)
+    for data in conn.execute(select(N.c.data).where(N.c.person == person)).scalars():
+        memory.put_note(note_from_json(data))
+    return memory
+
+
+@dataclass(frozen=True, slots=True)
+class StoredNotes:
+    """A person's stored memory, handed unopened to an allow-listed module that reads it
+    (S5): the maintenance pass gives one to engine.merge and reads no note itself."""
+
+    conn: Connection
+    person: PersonId
+
+    def unscoped_memory(self) -> PersonMemory:
+        """The memory with every note: for the allow-listed module it was handed to."""
+        return unscoped_memory(self.conn, self.person)
+
+    def unscoped_contradicted_by(self, notes: Collection[NoteId]) -> list[Note]:
+        """Notes that one of `notes` contradicted (F1), any scope, in creation order: for
+        the allow-listed module it was handed to."""
+        if not notes:
+            return []
+        query = (
+            select(N.c.data)
+            .where(N.c.person == self.person, N.c.status == NoteStatus.CONTRADICTED.value)
+            .order_by(N.c.created_seq)
+        )
+        found = (note_from_json(data) for data in self.conn.execute(query).scalars())
+        return [n for n in found if n.closure is not None and n.closure.by_note in notes]
+
+
+def deleted_conversations(conn: Connection, person: PersonId) -> set[ConversationId]:
+    """The conversations of a person that were deleted (their note texts are gone)."""
+    D = schema.deleted_conversations
+    rows = conn.execute(select(D.c.conversation).where(D.c.person == person)).scalars()
+    return {ConversationId(c) for c in rows}
+
+
+def _memory_state(conn: Connection, person: PersonId) -> PersonMemory:
+    """Everything of the projection but the notes."""
     memory = PersonMemory(person)
     P = schema.person_state
     state = conn.execute(select(P).where(P.c.person == person)).first()
@@ -522,9 +564,6 @@ def load_memory(conn: Connection, person: PersonId, *, notes: bool = True) -> Pe
         return memory
     memory.seq = int(state.seq)
     memory.profile_seq = state.profile_seq
-    if notes:
-        for data in conn.execute(select(N.c.data).where(N.c.person == person)).scalars():
-            memory.put_note(note_from_json(data))
     memory.digest = sorted(recent_digest(conn, person, 1 << 62), key=lambda d: d.seq)
     T = schema.processed_turns
     memory.processed_turns = {
@@ -566,7 +605,7 @@ def delete_person(conn: Connection, person: PersonId) -> int:
 def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> bool:
     """Whether every projection row, indexed columns included, equals a fresh replay."""
     try:
-        rest = load_memory(conn, person, notes=False)
+        rest = _memory_state(conn, person)
     except (ValueError, KeyError, TypeError, IndexError):
         return False
     replayed = PersonMemory(
@@ -588,7 +627,7 @@ def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> 
         return False
     expected_sources: set[tuple[str, str]] = set()
     for row in rows:
-        note = memory.get_note(NoteId(row["id"]))
+        note = memory.unscoped_note(NoteId(row["id"]))
         if note is None or _note_row(note) != dict(row):
             return False
         expected_sources.update((note.id, s.conversation) for s in note.sources)
