@@ -28,7 +28,8 @@ PRIVATE = "Has a sister called Rita who is ill."
 
 @pytest.fixture
 def api(store: Store) -> Iterator[Client]:
-    set_agent(store, "helper", {"memory": {"learning": {"mode": "suggest"}}}, "ops")
+    config = {"memory": {"tools": {"remember": True}, "learning": {"mode": "suggest"}}}
+    set_agent(store, "helper", config, "ops")
     _, key = api_keys.create_key(store, "backend", "ops")
     with running(build_app(store)) as base:
         client = Client(base, key)
