@@ -95,9 +95,9 @@ def main() -> int:
         window.tabs.setCurrentWidget(window.audience)
         settle(app, controller, 300)
         shoot(window, "audience-preview.png")
-        source = controller.detail["sources"][0] if controller.detail else None
+        source = controller.notes.detail["sources"][0] if controller.notes.detail else None
         if source:
-            controller.open_turn(source["conversation"], source["turn"] or "")
+            controller.conversations.open_turn(source["conversation"], source["turn"] or "")
             settle(app, controller, 300)
             shoot(window, "conversations.png")
         panel = window.conversations
@@ -106,7 +106,7 @@ def main() -> int:
             settle(app, controller, 200)
             if "contacts_lookup" in panel.transcript.toPlainText():
                 panel.query.setText("grenoble mountains")
-                controller.search_conversation(str(panel.current()), "grenoble mountains",
+                controller.conversations.search_conversation(str(panel.current()), "grenoble mountains",
                                                "relevance")
                 settle(app, controller, 300)
                 shoot(window, "conversation-search.png")

@@ -72,13 +72,13 @@ def test_change_scope_and_delete_with_a_reason(
     note = _select(qtbot, inspector, "Owes Sam the garden budget draft.")
     inspector.prompts.scope = Scope.PORTABLE
     _done(qtbot, inspector, inspector.window.scope_action.trigger)
-    assert inspector.controller.detail["scope"] == "portable"  # type: ignore[index]
+    assert inspector.controller.notes.detail["scope"] == "portable"  # type: ignore[index]
     inspector.prompts.reason = "Sent it on Friday."
     _done(qtbot, inspector, inspector.window.delete_action.trigger)
     assert "Owes Sam the garden budget draft." not in _texts(inspector)
-    assert inspector.controller.detail["status"] == "deleted"  # type: ignore[index]
+    assert inspector.controller.notes.detail["status"] == "deleted"  # type: ignore[index]
     assert _journal_types(demo_path, "maya")[-2:] == ["scope_changed", "deleted"]
-    assert inspector.controller.selected == note
+    assert inspector.controller.notes.selected == note
 
 
 def test_cancelled_dialogs_change_nothing(
@@ -100,7 +100,7 @@ def test_delete_conversation_previews_the_cascade_then_deletes(
 ) -> None:
     unlock(qtbot, inspector, demo_path)
     note = _select(qtbot, inspector, "Lives in Grenoble.")
-    source = inspector.controller.detail["sources"][0]["conversation"]  # type: ignore[index]
+    source = inspector.controller.notes.detail["sources"][0]["conversation"]  # type: ignore[index]
     inspector.prompts.typed = "delete"
     _done(qtbot, inspector, lambda: inspector.window.conversations.delete_requested.emit(source))
     title, preview = inspector.prompts.confirmations[-1]
@@ -206,7 +206,8 @@ def test_export_writes_everything_kept(
     unlock(qtbot, inspector, demo_path)
     target = tmp_path / "maya.json"
     inspector.prompts.path = str(target)
-    _done(qtbot, inspector, inspector.window.export_action.trigger)
+    with qtbot.waitSignal(inspector.controller.exported, timeout=SIGNAL_TIMEOUT):
+        inspector.window.export_action.trigger()
     data = json.loads(target.read_text())
     assert data["person"] == "maya" and data["exported_by"] == "staff:test"
 

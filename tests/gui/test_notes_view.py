@@ -106,7 +106,7 @@ def test_provenance_link_opens_the_conversation_at_the_turn(
     row = _texts(inspector).index("Lives in Grenoble.")
     with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
         inspector.window.table.selectRow(row)
-    source = inspector.controller.detail["sources"][0]  # type: ignore[index]
+    source = inspector.controller.notes.detail["sources"][0]  # type: ignore[index]
     with qtbot.waitSignal(inspector.controller.transcript_shown, timeout=SIGNAL_TIMEOUT) as got:
         inspector.window.detail.turn_requested.emit(source["conversation"], source["turn"])
     assert got.args == [source["conversation"]]

@@ -91,7 +91,7 @@ def test_results_arriving_after_a_lock_are_dropped(
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    inspector.controller.preview("subject_alone")
+    inspector.controller.audience.preview("subject_alone")
     inspector.controller.tasks.wait()  # the preview is done, its result still queued
     inspector.controller.lock("Locked.")
     qtbot.wait(200)

@@ -63,10 +63,10 @@ def run(
         sys.stderr.write(NO_DISPLAY + "\n")
         return 2
     app, window, controller = build(actor)
-    controller.first_person = person
+    controller.people.first_person = person
     window.show()
     if store:
-        window.unlock_page.set_recent(controller._recent(), store)
+        window.unlock_page.set_recent(controller.store_lock.recent_stores(), store)
         if passphrase is not None:
             controller.unlock(store, passphrase, False)
     app.aboutToQuit.connect(lambda: _shutdown(window, controller))

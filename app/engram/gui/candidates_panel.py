@@ -136,6 +136,14 @@ class CandidatesPanel(QWidget):
             self.details.setHtml("<p>No candidates here.</p>")
         self._update_buttons()
 
+    def clear(self) -> None:
+        """Forget what was shown (locking, another person)."""
+        self.rows = []
+        self.table.setRowCount(0)
+        self.summary.setText("")
+        self.details.clear()
+        self._update_buttons()
+
     def show_trail(self, candidate: dict[str, Any], trail: list[dict[str, Any]]) -> None:
         """The chosen candidate in full, with every decision about it."""
         e = html.escape

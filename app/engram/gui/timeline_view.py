@@ -54,6 +54,10 @@ class TimelineView(QWidget):
         self.updateGeometry()
         self.update()
 
+    def clear(self) -> None:
+        """Show nothing (locking, another person)."""
+        self.set_rows([], self._now)
+
     def select(self, note_id: str | None) -> None:
         """Outline a note's bar."""
         self._selected = note_id

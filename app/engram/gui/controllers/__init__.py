@@ -1,0 +1,23 @@
+"""The inspector's behaviour, one small controller per panel (TagStudio's qt/controllers).
+
+    hub.py             the shared part: the open store, the person session, who is acting,
+                       the task runner and the dialog host. Its one `session_changed`
+                       signal carries lock, unlock and a change of person to every
+                       controller; `changed` says an action changed the store.
+    panel.py           PanelController: clears on `session_changed`, refreshes after
+                       `changed` (at once when in view, else when its tab is shown).
+    store_lock.py      unlock page, new store, recent stores, lock and idle lock; the only
+                       controller that opens or closes a Store.
+    people.py          the people list (counts kept current) and opening a person.
+    notes.py           the notes table, filters, time travel, detail, edit/scope/delete.
+    timeline.py        the timeline tab.
+    conversations.py   conversations, transcripts, search, excise, delete a conversation.
+    candidates.py      candidate review.
+    audience.py        the audience simulator.
+    audit.py           the audit log and the integrity check.
+    person_actions.py  learn, export, erase.
+
+Every change is one call into control/ or runtime/ through `Hub.act`, off the UI thread;
+every question goes through the dialog host (`gui.dialogs`). gui/controller.py builds
+them all and links what crosses panels (a provenance link opens a conversation).
+"""

@@ -1,0 +1,97 @@
+"""The candidates tab: what learning suggested, and the reviewer's decisions (P5, P6)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Signal
+
+from engram.control import candidates as candidate_control
+from engram.control.session import PersonSession
+from engram.gui.controllers.hub import Hub
+from engram.gui.controllers.panel import PanelController
+from engram.gui.tasks import TaskContext
+
+
+class CandidatesController(PanelController):
+    """Loads when shown; every decision carries the revision on screen."""
+
+    candidates_shown = Signal()
+
+    def __init__(self, hub: Hub) -> None:
+        super().__init__(hub)
+        self.tab = self.w.candidates
+        c = self.w.candidates
+        c.status_changed.connect(self.refresh)
+        c.candidate_selected.connect(self._show_candidate)
+        c.approve_requested.connect(self.approve)
+        c.reject_requested.connect(self.reject)
+        c.apply_requested.connect(self.apply)
+
+    def clear(self) -> None:
+        self.w.candidates.clear()
+
+    def refresh(self) -> None:
+        session = self.hub.session
+        if session is None:
+            return
+        status = self.w.candidates.chosen_status()
+
+        def work(_: TaskContext) -> tuple[list[dict[str, Any]], int]:
+            rows = candidate_control.list_candidates(session, status)
+            if status == "pending":
+                return rows, len(rows)
+            return rows, candidate_control.count_candidates(session, "pending")
+
+        def done(result: tuple[list[dict[str, Any]], int]) -> None:
+            self.w.candidates.show_candidates(*result)
+            self.candidates_shown.emit()
+
+        self.hub.run(work, done)
+
+    def _show_candidate(self, candidate_id: str) -> None:
+        session = self.hub.session
+        if session is None:
+            return
+
+        def work(_: TaskContext) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+            return (
+                candidate_control.get_candidate(session, candidate_id),
+                candidate_control.audit(session, candidate_id),
+            )
+
+        self.hub.run(work, lambda result: self.w.candidates.show_trail(*result))
+
+    def _decide(self, what: str, fn: Callable[[PersonSession], Any]) -> None:
+        """Run a decision; a conflict (someone decided first) is said and the list reloads."""
+        session = self.hub.session
+        if session is None:
+            return
+
+        def failed(message: str) -> None:
+            self.hub.fail(message)
+            self.refresh()
+
+        self.hub.act(lambda: fn(session), what, on_error=failed)
+
+    def approve(self, candidate_id: str, revision: int, apply_now: bool) -> None:
+        """Approve the revision on screen (and apply it right away if asked)."""
+        self._decide(
+            "Candidate approved and applied." if apply_now else "Candidate approved.",
+            lambda s: candidate_control.approve(s, candidate_id, revision, apply_now=apply_now),
+        )
+
+    def reject(self, candidate_id: str, revision: int) -> None:
+        """Reject the revision on screen, saying why."""
+        reason = self.hub.prompts.reject_reason()
+        if not reason:
+            return
+        self._decide(
+            "Candidate rejected.",
+            lambda s: candidate_control.reject(s, candidate_id, revision, reason),
+        )
+
+    def apply(self, candidate_id: str) -> None:
+        """Make an approved candidate a note (a separate step, P6)."""
+        self._decide("Candidate applied.", lambda s: candidate_control.apply(s, candidate_id))

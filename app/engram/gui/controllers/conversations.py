@@ -1,0 +1,246 @@
+"""The conversations tab: the list, a transcript, both search modes, a search across all
+of a person's conversations, excising a tool result, and deleting a conversation."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Signal
+
+from engram.control import conversations as conversation_control
+from engram.engine.history_search import NO_MATCH_HINT
+from engram.gui.controllers.hub import Hub
+from engram.gui.controllers.panel import PanelController
+from engram.gui.tasks import TaskContext
+from engram.model.errors import EngramError
+from engram.model.ids import ConversationId
+from engram.runtime import conversations as runtime_conversations
+from engram.runtime import history
+from engram.runtime.person_search import PersonIndex
+
+SEARCH_LIMIT = 25
+
+
+class ConversationsController(PanelController):
+    """Loads the list when shown; a provenance link opens it at a turn."""
+
+    transcript_shown = Signal(str)
+    searched = Signal(str)
+
+    def __init__(self, hub: Hub) -> None:
+        super().__init__(hub)
+        self.tab = self.w.conversations
+        self._pending_turn: tuple[str, str] | None = None
+        self._person_index: PersonIndex | None = None  # decrypted: lives while unlocked
+        panel = self.w.conversations
+        panel.conversation_selected.connect(self.show_transcript)
+        panel.delete_requested.connect(self.delete_conversation)
+        panel.search_requested.connect(self.search_conversation)
+        panel.excise_requested.connect(self.excise_result)
+        panel.person_search_requested.connect(self.search_person)
+        panel.turn_requested.connect(self.open_turn)
+        self.w.delete_conversation_action.triggered.connect(self._delete_current)
+        hub.changed.connect(self._forget_index)
+
+    def _forget_index(self, _what: str = "") -> None:
+        self._person_index = None
+
+    def clear(self) -> None:
+        self._forget_index()
+        session = self.hub.session
+        self.w.conversations.clear()
+        self.w.conversations.can_excise = session is not None and session.actor.startswith("staff:")
+
+    def refresh(self) -> None:
+        session = self.hub.session
+        if session is None:
+            return
+
+        shown = self.w.conversations.current()
+
+        def done(infos: Any) -> None:
+            self.w.conversations.show_conversations(infos)
+            pending, self._pending_turn = self._pending_turn, None
+            if pending is not None:
+                self._select_turn(*pending)
+            elif shown is not None:
+                self.w.conversations.select(shown)  # still there after a change? keep it
+
+        self.hub.run(
+            lambda _: runtime_conversations.conversations_of(session.store, session.person), done
+        )
+
+    def show_transcript(self, conversation: str) -> None:
+        """Load one conversation's turns."""
+        session = self.hub.session
+        if session is None:
+            return
+
+        def done(entries: Any) -> None:
+            self.w.conversations.show_transcript(entries)
+            self.transcript_shown.emit(conversation)
+
+        self.hub.run(
+            lambda _: runtime_conversations.transcript(session.store, ConversationId(conversation)),
+            done,
+        )
+
+    def open_turn(self, conversation: str, turn: str) -> None:
+        """Provenance: open the conversation at the turn a note came from."""
+        panel = self.w.conversations
+        if self.stale or panel.list.count() == 0:
+            self._pending_turn = (conversation, turn)  # selected once the list has loaded
+            self.stale = True
+            if self.shown():
+                self.refresh_if_shown()
+            else:
+                self.w.tabs.setCurrentWidget(panel)
+            return
+        self.w.tabs.setCurrentWidget(panel)
+        self._select_turn(conversation, turn)
+
+    def _select_turn(self, conversation: str, turn: str) -> None:
+        if not self.w.conversations.select(conversation, turn or None):
+            self.hub.fail(f"Conversation {conversation} is no longer in this store.")
+
+    # ---- search -------------------------------------------------------------------------
+
+    def search_conversation(self, conversation: str, query: str, mode: str) -> None:
+        """conversation_find, as the agent would call it, shown beside the transcript."""
+        session = self.hub.session
+        if session is None:
+            return
+        args = {"query": query, "mode": mode, "limit": SEARCH_LIMIT}
+
+        def done(answer: dict[str, Any]) -> None:
+            self.w.conversations.show_results(answer)
+            self.searched.emit(conversation)
+
+        self.hub.run(
+            lambda _: history.dispatch(
+                session.store, ConversationId(conversation), "conversation_find", args
+            ),
+            done,
+        )
+
+    def search_person(self, query: str, mode: str) -> None:
+        """Search every conversation of the person. The index is built in memory on first
+        use (off the UI thread, with progress) and dropped on lock or any change."""
+        session = self.hub.session
+        if session is None:
+            return
+        known = self._person_index
+
+        def work(ctx: TaskContext) -> tuple[PersonIndex, dict[str, Any]]:
+            index = known
+            if index is None or index.person != session.person:
+                index = PersonIndex.build(
+                    session.store, session.person, ctx.progress, ctx.cancelled
+                )
+            try:
+                hits, more = index.search(query, mode)
+            except EngramError as error:
+                return index, {"error": str(error)}
+            answer: dict[str, Any] = {
+                "matches": [h.to_json() for h in hits],
+                "truncated": more,
+            }
+            if not hits:
+                answer["hint"] = NO_MATCH_HINT
+            return index, answer
+
+        def done(result: tuple[PersonIndex, dict[str, Any]]) -> None:
+            # Kept only if it arrives before a lock: the hub drops it otherwise.
+            self._person_index, answer = result
+            self.w.conversations.show_results(answer)
+            self.searched.emit("*")
+
+        task = self.hub.run(work, done)
+        task.progressed.connect(
+            lambda d, t: self.hub.status(f"Indexing conversations… {d} of {t}", 0)
+        )
+
+    # ---- changes ------------------------------------------------------------------------
+
+    def excise_result(self, conversation: str, call: str) -> None:
+        """Staff remove a tool result's content, with a reason the log keeps."""
+        session = self.hub.session
+        if session is None:
+            return
+        reason = self.hub.prompts.excise_reason()
+        if not reason:
+            return
+        self.hub.act(
+            lambda: runtime_conversations.excise_tool_result(
+                session.store,
+                ConversationId(conversation),
+                call,
+                actor=session.actor,
+                reason=reason,
+            ),
+            f"Result of {call} removed.",
+        )
+
+    def _delete_current(self) -> None:
+        conversation = self.w.conversations.current()
+        if conversation:
+            self.delete_conversation(conversation)
+        else:
+            self.w.tabs.setCurrentWidget(self.w.conversations)
+            self.hub.status("Select a conversation to delete.")
+
+    def delete_conversation(self, conversation: str) -> None:
+        """Preview which notes close and which survive, then delete on typed confirmation."""
+        session = self.hub.session
+        if session is None:
+            return
+        target = ConversationId(conversation)
+
+        def confirm(preview: conversation_control.ConversationDeletion) -> None:
+            typed = self.hub.prompts.typed_confirm(
+                "Delete conversation", cascade_html(preview), "delete", "Delete conversation"
+            )
+            if typed is None:
+                return
+            if typed != "delete":
+                self.hub.fail("Nothing was deleted: the confirmation did not match.")
+                return
+            self.hub.act(
+                lambda: conversation_control.delete_conversation(session, target),
+                f"Conversation {conversation} deleted.",
+            )
+
+        self.hub.run(lambda _: conversation_control.preview_delete(session, target), confirm)
+
+
+def cascade_html(preview: conversation_control.ConversationDeletion) -> str:
+    """The cascade preview: which notes close with the conversation and which survive."""
+    e = html.escape
+
+    def items(views: list[Any]) -> str:
+        return (
+            "".join(
+                f"<li>{e(v.text or '[removed]')} <i>({e(v.note.id)})</i>: {e(v.reason)}</li>"
+                for v in views
+            )
+            or "<li><i>none</i></li>"
+        )
+
+    others = (
+        f"<p>And {preview.others_closing} notes about other participants close.</p>"
+        if preview.others_closing
+        else ""
+    )
+    return (
+        f"<p>Deleting conversation <b>{e(preview.conversation)}</b> removes its transcript "
+        "and key for everyone in it.</p>"
+        f"<p><b>These notes close:</b></p><ul>{items(preview.cascade.closes)}</ul>"
+        f"<p><b>These notes survive:</b></p><ul>{items(preview.cascade.survives)}</ul>"
+        + (
+            f"<p><b>These notes reopen:</b></p><ul>{items(preview.cascade.reopens)}</ul>"
+            if preview.cascade.reopens
+            else ""
+        )
+        + others
+    )

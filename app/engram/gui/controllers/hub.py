@@ -1,0 +1,128 @@
+"""What every panel controller shares: the task runner, the dialog host and the session.
+
+One signal, `session_changed`, carries lock, unlock and a change of person to every panel
+(CONVENTIONS 13), so a panel connected to it cannot miss a lock. `changed` says the store
+was changed by an action, so each panel refreshes what it shows (Anki's OpChanges, reduced
+to one sentence). Panels never hold the store: they act through `session` (or, for the
+people list and the integrity check, through `store`) and call control/ or runtime/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+
+from engram.control.session import PersonSession
+from engram.gui.dialogs import PromptHost
+from engram.gui.main_window import MainWindow
+from engram.gui.tasks import Task, TaskContext, TaskRunner
+from engram.store.store import Store
+
+T = TypeVar("T")
+
+
+class Hub(QObject):
+    """The open store, the person on screen, who is acting, and the signals panels hear."""
+
+    session_changed = Signal()  # lock, unlock or another person: read `store` and `session`
+    changed = Signal(str)  # an action changed the store; the text says what
+    reload_requested = Signal()  # nothing changed here, but look again (View > Refresh)
+    failed = Signal(str)
+
+    def __init__(
+        self, window: MainWindow, tasks: TaskRunner, prompts: PromptHost, actor: str | None
+    ) -> None:
+        super().__init__(window)
+        self.w = window
+        self.tasks = tasks
+        self.prompts = prompts
+        self.store: Store | None = None
+        self.session: PersonSession | None = None
+        self.preset_actor = actor
+        self.actor: str | None = actor
+        self.generation = 0  # moves on every lock, unlock and change of person
+        self.store_generation = 0  # moves on every lock and unlock
+
+    # ---- the session --------------------------------------------------------------------
+
+    def set_store(self, store: Store | None) -> None:
+        """A store was unlocked (or, with None, locked): every panel starts over."""
+        self.store = store
+        self.session = None
+        if store is None:
+            self.actor = self.preset_actor
+        self.store_generation += 1
+        self._announce()
+
+    def set_session(self, session: PersonSession | None) -> None:
+        """Another person is on screen (None: nobody, e.g. after an erase)."""
+        self.session = session
+        self._announce()
+
+    def _announce(self) -> None:
+        # Whatever is still on its way belongs to the previous session: drop it on arrival.
+        self.generation += 1
+        self.session_changed.emit()
+
+    def current(self, generation: int, *, store_wide: bool = False) -> bool:
+        """Whether nothing was locked, unlocked or switched since `generation` (with
+        `store_wide`, a store generation: only a lock or unlock since then counts)."""
+        return generation == (self.store_generation if store_wide else self.generation)
+
+    # ---- background work ----------------------------------------------------------------
+
+    def run(
+        self,
+        work: Callable[[TaskContext], Any],
+        done: Callable[[Any], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+        *,
+        store_wide: bool = False,
+    ) -> Task:
+        """Run work for the current session only: results arriving after a lock or a change
+        of person are dropped, so nothing decrypted reappears where it does not belong.
+        Work about the whole store (`store_wide`) survives a change of person."""
+        generation = self.store_generation if store_wide else self.generation
+
+        def deliver(result: Any) -> None:
+            if self.current(generation, store_wide=store_wide) and done is not None:
+                done(result)
+
+        def fail(message: str) -> None:
+            if self.current(generation, store_wide=store_wide):
+                (on_error or self.fail)(message)
+
+        return self.tasks.run(work, deliver, fail)
+
+    def act(
+        self,
+        work: Callable[[], T],
+        what: str | Callable[[T], str],
+        done: Callable[[T], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> Task:
+        """Run one change off the UI thread; then say what changed, and every panel
+        refreshes from `changed`."""
+
+        def finished(result: T) -> None:
+            message = what(result) if callable(what) else what
+            if done is not None:
+                done(result)
+            self.status(message, 10_000)
+            self.changed.emit(message)
+
+        return self.run(lambda _: work(), finished, on_error)
+
+    # ---- telling the person -------------------------------------------------------------
+
+    def status(self, message: str, ms: int = 6000) -> None:
+        """A passing message in the status bar."""
+        self.w.statusBar().showMessage(message, ms)
+
+    def fail(self, message: str) -> None:
+        """Say what went wrong, in the status bar and a message box."""
+        self.w.statusBar().showMessage(message, 10_000)
+        self.prompts.error(message)
+        self.failed.emit(message)

@@ -1,0 +1,266 @@
+"""The notes table, its filters and time travel, the note detail, and the note actions
+(edit text, change scope, delete)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+
+from engram.control import notes as memory_control
+from engram.control.session import PersonSession
+from engram.gui.controllers.hub import Hub
+from engram.gui.controllers.panel import PanelController
+from engram.gui.notes_model import SORT_KEYS, ListSource, LiveSource, NotesSource
+from engram.gui.tasks import Task, TaskContext
+from engram.model.notes import Note, NoteFilter, NoteStatus
+from engram.model.scope import Kind, Scope
+
+SEARCH_DELAY_MS = 250
+
+
+class NotesController(PanelController):
+    """Always in view (the table's tab is the first, the detail pane is beside every tab)."""
+
+    notes_shown = Signal()
+    note_selected = Signal(str)  # at once, before its detail arrives
+    detail_shown = Signal(str)
+
+    def __init__(self, hub: Hub) -> None:
+        super().__init__(hub)
+        w = self.w
+        self.selected: str | None = None
+        self.detail: dict[str, Any] | None = None
+        self._notes_task: Task | None = None
+        self._sort: tuple[str, bool] = ("rank", False)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.refresh_notes)
+        w.notes_model.loader = self._load_page
+        f = w.filters
+        f.search.textChanged.connect(lambda _t: self._search_timer.start())
+        for combo in (f.status, f.scope, f.kind):
+            combo.currentIndexChanged.connect(lambda _i: self.refresh_notes())
+        f.time_travel.toggled.connect(self._time_travel_toggled)
+        f.moment.dateTimeChanged.connect(lambda _m: self._search_timer.start())
+        w.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        w.table.horizontalHeader().sortIndicatorChanged.connect(self._sort_changed)
+        w.find_action.triggered.connect(self._focus_search)
+        w.time_travel_action.triggered.connect(f.time_travel.toggle)
+        for signal, act in (
+            (w.edit_action.triggered, self.edit_selected),
+            (w.scope_action.triggered, self.scope_selected),
+            (w.delete_action.triggered, self.delete_selected),
+            (w.detail.edit_requested, self.edit_selected),
+            (w.detail.scope_requested, self.scope_selected),
+            (w.detail.delete_requested, self.delete_selected),
+        ):
+            signal.connect(act)
+        w.detail.note_requested.connect(self.select_note)
+
+    # ---- what the panel shows -----------------------------------------------------------
+
+    def clear(self) -> None:
+        if self._notes_task is not None:
+            self._notes_task.context.cancel()  # a search still decrypting stops early
+        self._notes_task = None
+        self.selected = None
+        self.detail = None
+        self.w.notes_model.clear_rows()
+        self.w.detail.show_detail(None)
+
+    def refresh(self) -> None:
+        self.refresh_notes()
+        if self.selected:
+            self.select_note(self.selected)
+        else:
+            self.w.detail.show_detail(None)
+
+    def _load_page(self, load: Any, done: Any) -> None:
+        self.hub.run(lambda _: load(), done)
+
+    def _focus_search(self) -> None:
+        self.w.tabs.setCurrentIndex(0)
+        self.w.filters.search.setFocus()
+
+    def _filter(self) -> NoteFilter:
+        f = self.w.filters
+        statuses = f.status.currentData()
+        scopes = f.scope.currentData()
+        kinds = f.kind.currentData()
+        order, descending = self._sort
+        return NoteFilter(
+            statuses=None if statuses is None else [NoteStatus(s) for s in statuses],
+            scopes=None if scopes is None else [Scope(s) for s in scopes],
+            kinds=None if kinds is None else [Kind(k) for k in kinds],
+            order=order,
+            descending=descending,
+        )
+
+    def moment(self) -> datetime | None:
+        """The moment time travel shows, or None for now."""
+        f = self.w.filters
+        if not f.time_travel.isChecked():
+            return None
+        chosen = f.moment.dateTime().toPython()
+        assert isinstance(chosen, datetime)
+        return chosen.replace(tzinfo=UTC)
+
+    def _time_travel_toggled(self, on: bool) -> None:
+        self.w.filters.moment.setEnabled(on)
+        self.refresh_notes()
+
+    def _sort_changed(self, column: int, order: Qt.SortOrder) -> None:
+        key = SORT_KEYS.get(column)
+        header = self.w.table.horizontalHeader()
+        if key is None:
+            header.blockSignals(True)
+            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            header.blockSignals(False)
+            self._sort = ("rank", False)
+        else:
+            self._sort = (key, order == Qt.SortOrder.DescendingOrder)
+        self.refresh_notes()
+
+    def refresh_notes(self) -> None:
+        """Rebuild the table's source from the filters (text search and time travel decrypt
+        or replay, so they run in the background)."""
+        session = self.hub.session
+        if session is None:
+            return
+        note_filter = self._filter()
+        needle = self.w.filters.search.text().strip()
+        moment = self.moment()
+
+        def work(ctx: TaskContext) -> NotesSource:
+            if moment is None and not needle:
+                return LiveSource(session, note_filter)
+            if moment is not None:
+                notes = _filtered(
+                    memory_control.notes_as_of(session, moment, include_closed=True), note_filter
+                )
+                if needle:
+                    texts = memory_control.texts_of(session, notes)
+                    notes = [
+                        n for n in notes if needle.casefold() in (texts[n.id] or "").casefold()
+                    ]
+                return ListSource(notes, session)
+            found = memory_control.matching_text(session, note_filter, needle, ctx.cancelled)
+            return ListSource(found, session)
+
+        def done(source: NotesSource) -> None:
+            if task is not self._notes_task:
+                return  # a newer listing replaced this one
+            self.w.notes_model.set_source(session, source)
+            self.w.table.scrollToTop()  # a new list starts at its top (and its first page)
+            if isinstance(source, LiveSource):
+                self.hub.run(lambda _: source.load_ids())
+            total = source.total()
+            when = f" as of {moment:%Y-%m-%d %H:%M} UTC" if moment else ""
+            self.w.filters.count.setText(f"{total} note{'s' if total != 1 else ''}{when}")
+            self._reselect()
+            self.notes_shown.emit()
+
+        if self._notes_task is not None:
+            self._notes_task.context.cancel()  # a search still decrypting stops early
+        task = self.hub.run(work, done)
+        self._notes_task = task
+
+    def _reselect(self) -> None:
+        if self.selected is None:
+            return
+        row = self.w.notes_model.row_of(self.selected)
+        if row is not None:
+            self.w.table.blockSignals(True)
+            self.w.table.selectRow(row)
+            self.w.table.blockSignals(False)
+
+    def _row_changed(self, current: Any, _previous: Any) -> None:
+        note = self.w.notes_model.note_at(current.row()) if current.isValid() else None
+        if note is not None and note.id != self.selected:
+            self.select_note(note.id)
+
+    def select_note(self, note_id: str) -> None:
+        """Show a note's detail (versions, provenance, arithmetic, usage)."""
+        session = self.hub.session
+        if session is None:
+            return
+        self.selected = note_id
+        self.note_selected.emit(note_id)
+
+        def done(detail: dict[str, Any]) -> None:
+            self.detail = detail
+            self.w.detail.show_detail(detail)
+            self.detail_shown.emit(note_id)
+
+        self.hub.run(lambda _: memory_control.show_note(session, note_id), done)
+
+    # ---- the note actions ---------------------------------------------------------------
+
+    def _active_detail(self) -> tuple[PersonSession, dict[str, Any]] | None:
+        session, detail = self.hub.session, self.detail
+        if session is None or detail is None:
+            return None
+        if detail["status"] != "active":
+            self.hub.status("Only active notes can be changed.")
+            return None
+        return session, detail
+
+    def _changed_to(self, note: str) -> None:
+        self.selected = note  # the new version takes the old one's place on screen
+
+    def edit_selected(self) -> None:
+        """Edit the selected note's text: a new version, the old one closed (C5)."""
+        target = self._active_detail()
+        if target is None:
+            return
+        session, detail = target
+        text = self.hub.prompts.edit_text(detail["text"] or "")
+        if text is None or text.strip() == (detail["text"] or "").strip():
+            return
+        self.hub.act(
+            lambda: memory_control.edit_note(session, detail["id"], text=text),
+            "Note edited; the earlier version is kept, closed.",
+            self._changed_to,
+        )
+
+    def scope_selected(self) -> None:
+        """Change who the selected note may reach."""
+        target = self._active_detail()
+        if target is None:
+            return
+        session, detail = target
+        scope = self.hub.prompts.choose_scope(Scope(detail["scope"]))
+        if scope is None or scope.value == detail["scope"]:
+            return
+        self.hub.act(
+            lambda: memory_control.edit_note(session, detail["id"], scope=scope),
+            f"Scope changed to {scope.value}.",
+            self._changed_to,
+        )
+
+    def delete_selected(self) -> None:
+        """Delete the selected note: its interval closes, its record stays (C2)."""
+        target = self._active_detail()
+        if target is None:
+            return
+        session, detail = target
+        reason = self.hub.prompts.delete_reason()
+        if reason is None:
+            return
+        self.hub.act(
+            lambda: memory_control.delete_note(session, detail["id"], reason or None),
+            "Note deleted; its record stays in the audit log.",
+        )
+
+
+def _filtered(notes: list[Note], f: NoteFilter) -> list[Note]:
+    return [
+        n
+        for n in notes
+        if (f.statuses is None or n.status in f.statuses)
+        and (f.scopes is None or n.scope in f.scopes)
+        and (f.kinds is None or n.kind in f.kinds)
+    ]

@@ -1,0 +1,106 @@
+"""The people list: who is in the store (with counts kept current) and whose memory is open."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QListWidgetItem
+
+from engram.control.persons import PersonSummary, list_persons
+from engram.control.session import PersonSession
+from engram.gui.controllers.hub import Hub
+from engram.gui.tasks import TaskContext
+from engram.store.store import Store
+
+PERSON_ROLE = Qt.ItemDataRole.UserRole + 3
+
+
+class PeopleController(QObject):
+    """Lists people after an unlock and after every change; opens the one chosen."""
+
+    person_opened = Signal(str)
+
+    def __init__(self, hub: Hub) -> None:
+        super().__init__(hub)
+        self.hub = hub
+        self.w = hub.w
+        self.people: list[PersonSummary] = []
+        self.first_person: str | None = None  # `engram desk --person`
+        self._store: Store | None = None
+        hub.session_changed.connect(self._session_changed)
+        hub.changed.connect(lambda _what: self.refresh())
+        self.w.people.currentItemChanged.connect(self._person_changed)
+
+    def _session_changed(self) -> None:
+        store = self.hub.store
+        if store is self._store:
+            return  # only another person: the list stays
+        self._store = store
+        self._show([])
+        if store is not None:
+            self.refresh(choose_first=True)
+
+    def refresh(self, choose_first: bool = False) -> None:
+        """List the people again (their counts move with every change)."""
+        store = self.hub.store
+        if store is None:
+            return
+
+        def done(people: list[PersonSummary]) -> None:
+            self._show(people)
+            if choose_first and people:
+                if len(people) == 1 and self.hub.actor is None:
+                    self.hub.actor = people[0].id  # an individual's own store opens to theirs
+                ids: list[str] = [p.id for p in people]
+                first = ids.index(self.first_person) if self.first_person in ids else 0
+                self.w.people.setCurrentRow(first)
+
+        self.hub.run(lambda _: list_persons(store), done, store_wide=True)
+
+    def _show(self, people: list[PersonSummary]) -> None:
+        self.people = people
+        current = self.hub.session.person if self.hub.session else None
+        listing = self.w.people
+        listing.blockSignals(True)
+        listing.clear()
+        for person in people:
+            item = QListWidgetItem(
+                f"{person.id}\n{person.active_notes} active of {person.all_notes} · "
+                f"{person.conversations} chats"
+            )
+            item.setToolTip(
+                f"{person.active_notes} active notes, {person.all_notes} in all, "
+                f"{person.conversations} conversations"
+            )
+            item.setData(PERSON_ROLE, person.id)
+            listing.addItem(item)
+            if person.id == current:
+                listing.setCurrentItem(item)
+        listing.blockSignals(False)
+
+    def _person_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if current is not None:
+            self.open_person(str(current.data(PERSON_ROLE)))
+
+    def open_person(self, person: str) -> None:
+        """Show one person's memory, under the acting person's id."""
+        hub = self.hub
+        store = hub.store
+        if store is None:
+            return
+        if hub.actor is None:
+            hub.actor = hub.prompts.actor_id()
+            if hub.actor is None:
+                hub.status("Say who is acting to open someone's notes.", 8000)
+                return
+        actor = hub.actor
+
+        def work(_: TaskContext) -> PersonSession:
+            return PersonSession.open(store, person, actor)
+
+        def done(session: PersonSession) -> None:
+            self.w.actor_label.setText(f"acting as {session.actor}")
+            self.w.setWindowTitle(f"Engram Inspector — {session.person}")
+            hub.set_session(session)
+            self.person_opened.emit(session.person)
+
+        hub.run(work, done)

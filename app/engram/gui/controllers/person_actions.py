@@ -1,0 +1,106 @@
+"""What acts on the whole person on screen: learn from new turns, export, erase."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from engram.control import erase, forensics
+from engram.engine.rule_extractor import RuleExtractor
+from engram.gui.controllers.hub import Hub
+from engram.gui.tasks import TaskContext
+from engram.runtime import extraction
+
+
+class PersonActionsController(QObject):
+    """The Person and File menu actions about one person."""
+
+    exported = Signal(str)  # the path written
+
+    def __init__(self, hub: Hub) -> None:
+        super().__init__(hub)
+        self.hub = hub
+        self.w = hub.w
+        self.w.learn_action.triggered.connect(self.learn_now)
+        self.w.export_action.triggered.connect(self.export_person)
+        self.w.erase_action.triggered.connect(self.erase_person)
+
+    def learn_now(self) -> None:
+        """Run the offline rule extractor over the person's turns not analysed yet; what it
+        finds lands as notes or candidates exactly as the runtime's learning would."""
+        session = self.hub.session
+        if session is None:
+            return
+        self.hub.act(
+            lambda: extraction.learn_person(session.store, session.person, RuleExtractor()),
+            _learned,
+        )
+
+    def export_person(self) -> None:
+        """Write everything kept about the person to a JSON file."""
+        session = self.hub.session
+        if session is None:
+            return
+        path = self.hub.prompts.save_path(f"{session.person}-export.json")
+        if not path:
+            return
+
+        def work(_: TaskContext) -> str:
+            data = forensics.export_person(session)
+            Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
+            return path
+
+        def done(written: str) -> None:
+            self.hub.status(f"Exported to {written}.", 8000)
+            self.exported.emit(written)
+
+        self.hub.run(work, done)
+
+    def erase_person(self) -> None:
+        """Erase everything kept about the person, on typed confirmation of their id."""
+        session = self.hub.session
+        if session is None:
+            return
+        person = session.person
+        typed = self.hub.prompts.typed_confirm(
+            "Erase person", _erase_explanation(person), person, "Erase everything"
+        )
+        if typed is None:
+            return
+
+        def done(report: dict[str, Any]) -> None:
+            self.hub.set_session(None)  # nobody is on screen any more
+            self.hub.status(f"{person} was erased.", 10_000)
+            self.hub.changed.emit(f"{person} erased")
+            self.hub.prompts.show_report(f"{person} was erased", json.dumps(report, indent=2))
+
+        self.hub.run(lambda _: erase.erase_person(session, typed), done)
+
+
+def _learned(reports: list[extraction.PassReport]) -> str:
+    if not reports:
+        return "Nothing to learn: no new turns where learning is on for its agent."
+    applied = sum(len(r.applied) for r in reports)
+    suggested = sum(len(r.suggested) for r in reports)
+    message = (
+        f"Learned from {sum(len(r.turns) for r in reports)} turn(s): "
+        f"{applied} note(s) written, {suggested} candidate(s) to review."
+    )
+    failed = [r.error for r in reports if r.error]
+    if failed:
+        message += f" {len(failed)} pass(es) failed: {failed[0]}"
+    return message
+
+
+def _erase_explanation(person: str) -> str:
+    return (
+        f"<p>This erases <b>everything kept about {html.escape(person)}</b>: every note "
+        "and version, the journal and its audit trail, digest lines, usage records, "
+        "their keys, the conversations only they could read, and their own words in "
+        "shared conversations.</p><p>It cannot be undone. Only a record without any "
+        "content stays, saying that an erasure happened.</p>"
+    )
