@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from engram.control.demo import build_demo
 from engram.gui.controller import InspectorController
@@ -20,6 +22,7 @@ from engram.store import crypto
 from tests.conftest import PASSPHRASE
 
 SIGNAL_TIMEOUT = 10_000
+STUCK_S = 5.0  # a modal dialog nobody could answer is rejected after this, and reported
 
 
 @dataclass
@@ -35,21 +38,28 @@ class FakePrompts:
     errors: list[str] = field(default_factory=list)
     reports: list[tuple[str, str]] = field(default_factory=list)
     confirmations: list[tuple[str, str]] = field(default_factory=list)
+    informed: list[tuple[str, str]] = field(default_factory=list)
+    asked: list[tuple[str, Any]] = field(default_factory=list)
+    closed_all: int = 0
 
     def edit_text(self, current: str) -> str | None:
+        self.asked.append(("edit_text", current))
         return self.text
 
     def choose_scope(self, current: Scope) -> Scope | None:
+        self.asked.append(("choose_scope", current))
         return self.scope
 
-    def delete_reason(self) -> str | None:
+    def delete_reason(self, text: str) -> str | None:
+        self.asked.append(("delete_reason", text))
         return self.reason
 
     def typed_confirm(self, title: str, html: str, expected: str, action: str) -> str | None:
         self.confirmations.append((title, html))
         return self.typed
 
-    def actor_id(self) -> str | None:
+    def actor_id(self, person: str, one_person_store: bool) -> str | None:
+        self.asked.append(("actor_id", (person, one_person_store)))
         return self.actor
 
     def excise_reason(self) -> str | None:
@@ -58,7 +68,8 @@ class FakePrompts:
     def reject_reason(self) -> str | None:
         return self.reason
 
-    def save_path(self, suggested: str) -> str | None:
+    def save_path(self, suggested: str, caption: str) -> str | None:
+        self.asked.append(("save_path", (suggested, caption)))
         return self.path
 
     def open_path(self) -> str | None:
@@ -67,8 +78,14 @@ class FakePrompts:
     def show_report(self, title: str, text: str) -> None:
         self.reports.append((title, text))
 
+    def inform(self, title: str, text: str) -> None:
+        self.informed.append((title, text))
+
     def error(self, message: str) -> None:
         self.errors.append(message)
+
+    def close_all(self) -> None:
+        self.closed_all += 1
 
 
 @pytest.fixture(scope="session")
@@ -98,18 +115,94 @@ class Inspector:
     clock: list[float]
 
 
-@pytest.fixture
-def inspector(qtbot: Any, tmp_path: Path) -> Iterator[Inspector]:
+def _inspector(
+    qtbot: Any, tmp_path: Path, prompts: FakePrompts | None, actor: str | None
+) -> Iterator[Inspector]:
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     clock = [0.0]
     idle = IdleLock(minutes=5, clock=lambda: clock[0], check_every_ms=20)
     window = MainWindow()
     qtbot.addWidget(window)
-    prompts = FakePrompts()
-    controller = InspectorController(window, prompts=prompts, settings=settings, idle=idle)
+    controller = InspectorController(
+        window, prompts=prompts, settings=settings, idle=idle, actor=actor
+    )
     window.show()
-    yield Inspector(window, controller, prompts, clock)
+    window.activateWindow()
+    yield Inspector(window, controller, prompts or FakePrompts(), clock)
     controller.lock("test over")
+
+
+@pytest.fixture
+def inspector(qtbot: Any, tmp_path: Path) -> Iterator[Inspector]:
+    """The window with a test's answers instead of dialogs."""
+    yield from _inspector(qtbot, tmp_path, FakePrompts(), None)
+
+
+@pytest.fixture
+def real_inspector(qtbot: Any, tmp_path: Path) -> Iterator[Inspector]:
+    """The window with its real dialogs (answer them with `Modals`), acting as staff:test.
+    Its `prompts` field is an unused FakePrompts."""
+    yield from _inspector(qtbot, tmp_path, None, "staff:test")
+
+
+@pytest.fixture
+def nobody_inspector(qtbot: Any, tmp_path: Path) -> Iterator[Inspector]:
+    """The window with its real dialogs, and nobody preset as acting (it asks)."""
+    yield from _inspector(qtbot, tmp_path, None, None)
+
+
+@pytest.fixture
+def modals(qtbot: Any) -> Iterator[Modals]:
+    """Answers real modal dialogs as they open."""
+    answering = Modals()
+    yield answering
+    answering.timer.stop()
+
+
+class Modals:
+    """A real modal dialog blocks in exec(); this answers each one as it becomes the active
+    modal widget, with the next handler given to `expect`. One that nobody expected is
+    recorded in `unexpected` (with its text) and rejected."""
+
+    def __init__(self) -> None:
+        self.handlers: list[Callable[[QWidget], None]] = []
+        self.seen: list[QWidget] = []
+        self.unexpected: list[str] = []
+        self.waiting: dict[int, float] = {}
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._poll)
+        self.timer.start()
+
+    def expect(self, handler: Callable[[QWidget], None]) -> None:
+        """Answer the next dialog with `handler`."""
+        self.handlers.append(handler)
+
+    def _poll(self) -> None:
+        modal = QApplication.activeModalWidget()
+        if modal is None:
+            return
+        if any(modal is seen for seen in self.seen):  # answered, yet still open?
+            since = self.waiting.setdefault(-id(modal), time.monotonic())
+            if time.monotonic() - since > STUCK_S and isinstance(modal, QDialog):
+                self.unexpected.append(f"{type(modal).__name__} stayed open after its answer")
+                modal.reject()
+            return
+        if QApplication.activeWindow() is not modal:  # not yet in front: wait, but not forever
+            waited = self.waiting.setdefault(id(modal), time.monotonic())
+            if time.monotonic() - waited > STUCK_S and isinstance(modal, QDialog):
+                self.seen.append(modal)
+                self.unexpected.append(f"{type(modal).__name__} never came to the front")
+                modal.reject()
+            return
+        self.seen.append(modal)
+        if self.handlers:
+            self.handlers.pop(0)(modal)
+            return
+        text = modal.text() if isinstance(modal, QMessageBox) else modal.windowTitle()
+        self.unexpected.append(f"{type(modal).__name__}: {text}")
+        if isinstance(modal, QDialog):
+            modal.reject()
 
 
 def unlock(qtbot: Any, inspector: Inspector, path: Path, person: str = "maya") -> None:

@@ -7,8 +7,6 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from engram.control import candidates
-from engram.control.session import PersonSession
 from engram.model.ids import PersonId
 from engram.store.store import Store
 from tests.conftest import PASSPHRASE
@@ -53,30 +51,6 @@ def test_P5_P6_approve_and_apply_makes_a_note_and_shows_the_trail(
     _select(qtbot, inspector, "Likes bouldering.")
     trail = panel.details.toPlainText()
     assert "approved" in trail and "applied" in trail
-
-
-def test_P6_a_reviewer_who_was_beaten_to_it_sees_a_conflict_not_an_overwrite(
-    qtbot: Any, inspector: Inspector, demo_path: Path
-) -> None:
-    unlock(qtbot, inspector, demo_path)
-    panel = inspector.window.candidates
-    show_tab(qtbot, inspector, panel)
-    seen = _select(qtbot, inspector, "Is allergic to peanuts.")
-    other = Store.open(str(demo_path), passphrase=PASSPHRASE)  # a second reviewer, elsewhere
-    try:
-        staff = PersonSession(other, PersonId("maya"), "staff:lee")
-        candidates.approve(staff, seen["id"], seen["revision"])
-    finally:
-        other.close()
-    inspector.prompts.reason = "Not needed"
-    with qtbot.waitSignal(inspector.controller.failed, timeout=SIGNAL_TIMEOUT) as got:
-        qtbot.mouseClick(panel.reject_button, Qt.MouseButton.LeftButton)
-    assert "someone else decided first" in got.args[0]
-    wait_idle(qtbot, inspector)
-    assert seen["id"] not in [c["id"] for c in panel.rows]  # reloaded: it is approved now
-    panel.status.setCurrentIndex(panel.status.findData("approved"))
-    qtbot.waitUntil(lambda: [c["id"] for c in panel.rows] == [seen["id"]])
-    assert panel.rows[0]["revision"] == 2 and panel.apply_button.isEnabled()
 
 
 def test_W1_learn_from_new_turns_from_the_person_menu(

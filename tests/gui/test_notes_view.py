@@ -82,7 +82,7 @@ def test_time_travel_shows_a_deleted_note_as_active_before_its_deletion(
     f.moment.setDateTime(QDateTime(before).toTimeZone(QTimeZone.utc()))
     _refreshed(qtbot, inspector, lambda: f.time_travel.setChecked(True))
     assert "Has a dentist appointment on Tuesday." in _texts(inspector)
-    assert "as of" in f.count.text()
+    assert "Viewing as of" in inspector.window.time_travel_banner.label.text()
     _refreshed(qtbot, inspector, lambda: f.time_travel.setChecked(False))
     assert "Has a dentist appointment on Tuesday." not in _texts(inspector)
 

@@ -187,32 +187,53 @@ def get_note(session: PersonSession, note_id: str) -> Note:
     return note
 
 
-def _lineage(session: PersonSession, note: Note) -> list[Note]:
+def _lineage(note: Note, lookup: Callable[[NoteId], Note | None]) -> list[Note]:
     chain = [note]
-    with session.store.read() as conn:
-        back = note
-        while back.supersedes:
-            found = projection.unscoped_note(conn, session.person, back.supersedes)
-            if found is None:
-                break
-            chain.insert(0, found)
-            back = found
-        ahead = note
-        while ahead.superseded_by:
-            found = projection.unscoped_note(conn, session.person, ahead.superseded_by)
-            if found is None:
-                break
-            chain.append(found)
-            ahead = found
+    back = note
+    while back.supersedes:
+        found = lookup(back.supersedes)
+        if found is None:
+            break
+        chain.insert(0, found)
+        back = found
+    ahead = note
+    while ahead.superseded_by:
+        found = lookup(ahead.superseded_by)
+        if found is None:
+            break
+        chain.append(found)
+        ahead = found
     return chain
 
 
-def show_note(session: PersonSession, note_id: str) -> dict[str, Any]:
-    """A note with its versions, sources, corroborators, confidence arithmetic and usage."""
-    note = get_note(session, note_id)
-    versions = _with_text(session.store, session, _lineage(session, note))
-    with session.store.read() as conn:
-        used = projection.note_usage(conn, session.person, note.id)
+def show_note(
+    session: PersonSession, note_id: str, as_of: datetime | None = None
+) -> dict[str, Any]:
+    """A note with its versions, sources, corroborators, confidence arithmetic and usage.
+
+    With `as_of`, the note exactly as it stood at that moment (time travel): its state,
+    versions, history and usage then, by replaying the journal up to it; NotFound if it
+    did not exist yet.
+    """
+    if as_of is None:
+        note = get_note(session, note_id)
+        with session.store.read() as conn:
+            lineage = _lineage(
+                note, lambda other: projection.unscoped_note(conn, session.person, other)
+            )
+            used = projection.note_usage(conn, session.person, note.id)
+    else:
+        then = {n.id: n for n in notes_as_of(session, as_of, include_closed=True)}
+        found = then.get(NoteId(note_id))
+        if found is None:
+            raise NotFound(f"Note {note_id} did not exist yet on {iso(as_of)}.")
+        note = found
+        lineage = _lineage(note, then.get)
+        with session.store.read() as conn:
+            used = [
+                u for u in projection.note_usage(conn, session.person, note.id) if u.at <= as_of
+            ]
+    versions = _with_text(session.store, session, lineage)
     current = next(v for v in versions if v.note.id == note.id)
     history: list[dict[str, Any]] = [
         {

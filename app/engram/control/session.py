@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId, person_id
 from engram.store import journal
 from engram.store.store import Store
@@ -28,3 +30,22 @@ class PersonSession:
         with store.read() as conn:
             journal.require_person(conn, resolved)
         return PersonSession(store, resolved, actor or resolved)
+
+
+_STAFF_ID = re.compile(r"staff:[A-Za-z0-9._-]{1,64}")
+
+
+def check_actor(text: str, person: str, one_person_store: bool) -> str:
+    """Who may be recorded as acting on `person`'s memory in the inspector: a staff id
+    (`staff:` then letters, digits, '.', '_' or '-'), or, on a store that holds only
+    them, the person themself. Raises InvalidInput with a sentence saying what to type."""
+    typed = text.strip()
+    if _STAFF_ID.fullmatch(typed):
+        return typed
+    if one_person_store and typed == person:
+        return typed
+    own = f", or {person} if this is your own memory" if one_person_store else ""
+    raise InvalidInput(
+        f"Type your staff id as staff: followed by letters, digits, '.', '_' or '-' "
+        f"(for example staff:dana){own}."
+    )

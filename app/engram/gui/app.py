@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from engram.gui.about import app_icon, show_about
 from engram.gui.controller import InspectorController
-from engram.gui.main_window import MainWindow
+from engram.gui.main_window import APP_NAME, MainWindow
 from engram.gui.resources import APP_ID
 from engram.gui.theme import apply_theme
 
@@ -33,7 +33,7 @@ def has_display() -> bool:
 def build(actor: str | None = None) -> tuple[QApplication, MainWindow, InspectorController]:
     """The application, its window and controller (tests and `engram desk` share this)."""
     QCoreApplication.setOrganizationName("Engram")
-    QCoreApplication.setApplicationName("Engram Inspector")
+    QCoreApplication.setApplicationName(APP_NAME)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setDesktopFileName(APP_ID)

@@ -117,9 +117,12 @@ class CandidatesPanel(QWidget):
         row = self.table.currentRow()
         return self.rows[row] if 0 <= row < len(self.rows) else None
 
-    def show_candidates(self, rows: list[dict[str, Any]], pending: int) -> None:
-        """Fill the table, keeping the selection on the same candidate where it remains."""
-        keep = (self.current() or {}).get("id")
+    def show_candidates(
+        self, rows: list[dict[str, Any]], pending: int, keep: str | None = None
+    ) -> None:
+        """Fill the table, keeping the selection on `keep`, or else on the same candidate
+        where it remains; the selected one's details reload either way."""
+        keep = keep or (self.current() or {}).get("id")
         self.rows = rows
         self.table.setRowCount(len(rows))
         for r, c in enumerate(rows):
@@ -131,10 +134,13 @@ class CandidatesPanel(QWidget):
                 self.table.setItem(r, column, item)
         self.summary.setText(f"{pending} waiting for review")
         row = next((i for i, c in enumerate(rows) if c["id"] == keep), 0 if rows else -1)
+        blocked = self.table.blockSignals(True)
         self.table.setCurrentCell(row, 0)
+        self.table.blockSignals(blocked)
+        self.table.viewport().update()
         if row < 0:
             self.details.setHtml("<p>No candidates here.</p>")
-        self._update_buttons()
+        self._selection_changed()
 
     def clear(self) -> None:
         """Forget what was shown (locking, another person)."""

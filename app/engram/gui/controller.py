@@ -63,7 +63,9 @@ class InspectorController(QObject):
             app.installEventFilter(idle)
         self.idle = idle
         self.tasks = TaskRunner(self)
-        self.prompts: PromptHost = prompts or Prompts(window)
+        self.prompts: PromptHost = prompts or Prompts(
+            window, [window.lock_action, window.quit_action]
+        )
         self.hub = hub = Hub(window, self.tasks, self.prompts, actor)
         self.store_lock = StoreLockController(hub, settings, idle)
         self.people = PeopleController(hub)
@@ -96,7 +98,6 @@ class InspectorController(QObject):
 
     def _link_panels(self) -> None:
         w, hub = self.w, self.hub
-        w.quit_action.triggered.connect(w.close)
         w.refresh_action.triggered.connect(hub.reload_requested)
         w.timeline.note_clicked.connect(self.notes.select_note)
         self.notes.note_selected.connect(self.timeline.show_selected)

@@ -32,11 +32,13 @@ def _badge(scope: str) -> str:
     )
 
 
-def render_detail(detail: dict[str, Any]) -> str:
-    """HTML for one note's detail (the same dict `engram notes show --json` prints)."""
+def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
+    """HTML for one note's detail (the same dict `engram notes show --json` prints); with
+    `as_of`, headed as the note as it stood at that moment."""
     e = html.escape
     text = detail["text"] if detail["text"] is not None else "[removed with its conversation]"
-    parts = [
+    parts = [_past(as_of)] if as_of else []
+    parts += [
         f"<h3 style='margin-bottom:2px'>{e(text)}</h3>",
         f"<p>{_badge(detail['scope'])} &nbsp; {e(detail['kind'].replace('_', ' '))} · "
         f"{e(detail['durability'])} · <b>{e(detail['status'])}</b></p>",
@@ -107,6 +109,13 @@ def render_detail(detail: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _past(as_of: str) -> str:
+    return (
+        "<p style='background: rgba(255, 190, 0, 0.28); padding: 4px'>"
+        f"<b>As it stood on {html.escape(as_of)}</b> — not as it is now.</p>"
+    )
+
+
 class DetailPanel(QWidget):
     """Shows one note; asks the controller to act on it."""
 
@@ -143,18 +152,26 @@ class DetailPanel(QWidget):
         layout.addLayout(buttons)
         self.show_detail(None)
 
-    def show_detail(self, detail: dict[str, Any] | None) -> None:
-        """Fill the panel (None: nothing selected)."""
+    def show_detail(self, detail: dict[str, Any] | None, as_of: str | None = None) -> None:
+        """Fill the panel (None: nothing selected). With `as_of` it shows the past, and
+        nothing in it can be changed."""
         self.detail = detail
-        active = bool(detail) and detail is not None and detail["status"] == "active"
+        self.as_of = as_of
+        editable = detail is not None and detail["status"] == "active" and as_of is None
         for button in (self.edit_button, self.scope_button, self.delete_button):
-            button.setEnabled(active)
+            button.setEnabled(editable)
         if detail is None:
             self.heading.setVisible(True)
             self.browser.setHtml("")
             return
         self.heading.setVisible(False)
-        self.browser.setHtml(render_detail(detail))
+        self.browser.setHtml(render_detail(detail, as_of))
+
+    def show_absent(self, as_of: str) -> None:
+        """The selected note did not exist yet at the moment time travel shows."""
+        self.show_detail(None)
+        self.heading.setVisible(False)
+        self.browser.setHtml(_past(as_of) + "<p>This note did not exist yet at that moment.</p>")
 
     def _follow(self, url: QUrl) -> None:
         target = url.toString()

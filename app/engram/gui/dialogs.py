@@ -1,13 +1,21 @@
-"""Every question the inspector asks a person, behind one interface (git-cola's idea).
+"""Every question the inspector asks a person, behind one host (git-cola's idea).
 
-The controller asks through `Prompts`; tests swap in their own answers. Destructive actions
-(erase, delete a conversation) use one typed confirmation dialog.
+Controllers ask through a `PromptHost`; tests swap in their own answers. The real host,
+`Prompts`, shows every modal dialog itself and keeps track of the open ones, so a lock can
+close them all at once (`close_all`, KeePassXC's rule: nothing decrypted stays on screen);
+a dialog closed that way answers "cancelled" whatever was typed or clicked. Lock and Quit
+stay reachable from inside every dialog. Destructive actions (erase, delete a conversation)
+use one typed confirmation dialog.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol, TypeVar
 
+from PySide6.QtCore import QStandardPaths
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -22,8 +30,33 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.control.session import check_actor
 from engram.gui.theme import SCOPE_MEANING
+from engram.model.errors import EngramError
 from engram.model.scope import Scope
+
+T = TypeVar("T")
+DIALOG_WIDTH = 440  # word-wrapped explanations need room to be read
+
+
+class PromptHost(Protocol):
+    """Every question the inspector asks; each answer is None when the person cancels."""
+
+    def edit_text(self, current: str) -> str | None: ...
+    def choose_scope(self, current: Scope) -> Scope | None: ...
+    def delete_reason(self, text: str) -> str | None: ...
+    def typed_confirm(
+        self, title: str, explanation_html: str, expected: str, action: str
+    ) -> str | None: ...
+    def excise_reason(self) -> str | None: ...
+    def reject_reason(self) -> str | None: ...
+    def actor_id(self, person: str, one_person_store: bool) -> str | None: ...
+    def save_path(self, suggested: str, caption: str) -> str | None: ...
+    def open_path(self) -> str | None: ...
+    def show_report(self, title: str, text: str) -> None: ...
+    def inform(self, title: str, text: str) -> None: ...
+    def error(self, message: str) -> None: ...
+    def close_all(self) -> None: ...
 
 
 class TypedConfirmDialog(QDialog):
@@ -86,105 +119,204 @@ class EditTextDialog(QDialog):
         layout.addWidget(buttons)
 
 
-class PromptHost(Protocol):
-    """Every question the inspector asks; each answer is None when the person cancels."""
+class DeleteNoteDialog(QDialog):
+    """Shows the note about to be deleted; Cancel is the default, so Enter deletes nothing."""
 
-    def edit_text(self, current: str) -> str | None: ...
-    def choose_scope(self, current: Scope) -> Scope | None: ...
-    def delete_reason(self) -> str | None: ...
-    def typed_confirm(
-        self, title: str, explanation_html: str, expected: str, action: str
-    ) -> str | None: ...
-    def excise_reason(self) -> str | None: ...
-    def reject_reason(self) -> str | None: ...
-    def actor_id(self) -> str | None: ...
-    def save_path(self, suggested: str) -> str | None: ...
-    def open_path(self) -> str | None: ...
-    def show_report(self, title: str, text: str) -> None: ...
-    def error(self, message: str) -> None: ...
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Delete note")
+        self.setMinimumWidth(DIALOG_WIDTH)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Delete this note?"))
+        self.note = QLabel(f"“{text}”")
+        self.note.setWordWrap(True)
+        self.note.setAccessibleName("The note to delete")
+        self.note.setStyleSheet("font-weight: bold; padding: 6px 0")
+        layout.addWidget(self.note)
+        explanation = QLabel(
+            "Its interval closes now and it is no longer used; its record stays in the audit log."
+        )
+        explanation.setWordWrap(True)
+        layout.addWidget(explanation)
+        layout.addWidget(QLabel("Reason (optional, kept in the audit log):"))
+        self.reason = QLineEdit()
+        self.reason.setAccessibleName("Why the note is deleted")
+        layout.addWidget(self.reason)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        self.delete = self.buttons.addButton(
+            "Delete note", QDialogButtonBox.ButtonRole.DestructiveRole
+        )
+        self.delete.setAutoDefault(False)
+        self.cancel.setDefault(True)
+        self.delete.clicked.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+
+
+class ActorDialog(QDialog):
+    """Who is acting: staff give their own id; on a one-person store, the person themself."""
+
+    def __init__(self, person: str, one_person_store: bool, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.person = person
+        self.one_person_store = one_person_store
+        self.setWindowTitle("Who is acting?")
+        self.setMinimumWidth(DIALOG_WIDTH)
+        layout = QVBoxLayout(self)
+        mine = f", or <b>{person}</b> if this is your own memory" if one_person_store else ""
+        intro = QLabel(
+            f"You are opening <b>{person}</b>'s memory. Everything you change is recorded "
+            f"under the id you give here: your staff id (for example <tt>staff:dana</tt>)"
+            f"{mine}."
+        )
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.field = QLineEdit()
+        self.field.setAccessibleName("Your id, recorded on every change")
+        self.field.setPlaceholderText("staff:your-id")
+        layout.addWidget(self.field)
+        self.problem = QLabel("")
+        self.problem.setWordWrap(True)
+        self.problem.setAccessibleName("Why the id is not accepted")
+        layout.addWidget(self.problem)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok.setText("Open")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.field.textChanged.connect(self._check)
+        self._check("")
+
+    def actor(self) -> str | None:
+        """The accepted id, or None while what is typed is not one."""
+        try:
+            return check_actor(self.field.text(), self.person, self.one_person_store)
+        except EngramError:
+            return None
+
+    def _check(self, text: str) -> None:
+        try:
+            check_actor(text, self.person, self.one_person_store)
+        except EngramError as error:
+            self.ok.setEnabled(False)
+            self.problem.setText(str(error) if text.strip() else "")
+        else:
+            self.ok.setEnabled(True)
+            self.problem.setText("")
+
+
+def documents_folder() -> str:
+    """The user's documents folder (where exports are offered first)."""
+    return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
 
 
 class Prompts:
-    """The real dialogs. Each returns None when the person cancels."""
+    """The real dialogs, all shown through `_ask`, which tracks them for `close_all`."""
 
-    def __init__(self, parent: QWidget) -> None:
+    def __init__(self, parent: QWidget, shortcuts: Sequence[QAction] = ()) -> None:
         self.parent = parent
+        self.shortcuts = list(shortcuts)  # lock and quit, reachable above any dialog
+        self._open: list[QDialog] = []
+        self._closings = 0
+
+    def _ask(self, dialog: QDialog, answer: Callable[[], T]) -> T | None:
+        """Show a dialog modally; its answer, or None if cancelled or closed by a lock."""
+        closings = self._closings
+        dialog.addActions(self.shortcuts)
+        self._open.append(dialog)
+        try:
+            accepted = dialog.exec() == QDialog.DialogCode.Accepted
+            result = answer() if accepted and closings == self._closings else None
+        finally:
+            self._open.remove(dialog)
+            dialog.deleteLater()  # what it showed goes with it
+        return result
+
+    def _show(self, box: QMessageBox) -> None:
+        self._ask(box, lambda: None)
+
+    def close_all(self) -> None:
+        """Close every open dialog (a lock, quitting); each answers "cancelled"."""
+        self._closings += 1
+        for dialog in reversed(self._open):
+            dialog.reject()
+        # Any other dialog of the window (Qt's own, say) goes too.
+        for dialog in self.parent.findChildren(QDialog):
+            if dialog.isVisible():
+                dialog.reject()
 
     def edit_text(self, current: str) -> str | None:
         """Ask for a note's new text."""
         dialog = EditTextDialog(current, self.parent)
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.field.toPlainText()
+        return self._ask(dialog, dialog.field.toPlainText)
 
     def choose_scope(self, current: Scope) -> Scope | None:
         """Ask for a new scope."""
+        dialog = QInputDialog(self.parent)
+        dialog.setWindowTitle("Change scope")
+        dialog.setLabelText("Who may this note reach?")
         labels = [f"{s.value} — {SCOPE_MEANING[s]}" for s in Scope]
-        choice, ok = QInputDialog.getItem(
-            self.parent,
-            "Change scope",
-            "Who may this note reach?",
-            labels,
-            list(Scope).index(current),
-            False,
-        )
-        return Scope(choice.split(" ", 1)[0]) if ok else None
+        dialog.setComboBoxItems(labels)
+        dialog.setComboBoxEditable(False)
+        dialog.setTextValue(labels[list(Scope).index(current)])
+        return self._ask(dialog, lambda: Scope(dialog.textValue().split(" ", 1)[0]))
 
-    def delete_reason(self) -> str | None:
-        """Ask why a note is being deleted ('' is fine)."""
-        reason, ok = QInputDialog.getText(
-            self.parent,
-            "Delete note",
-            "The note's interval closes now; its record stays in the audit log.\n"
-            "Reason (optional):",
-        )
-        return reason if ok else None
+    def delete_reason(self, text: str) -> str | None:
+        """Confirm deleting the note showing `text`, with an optional reason ('' is fine)."""
+        dialog = DeleteNoteDialog(text, self.parent)
+        return self._ask(dialog, lambda: dialog.reason.text().strip())
 
     def typed_confirm(
         self, title: str, explanation_html: str, expected: str, action: str
     ) -> str | None:
         """Typed confirmation for destructive actions; returns what was typed."""
         dialog = TypedConfirmDialog(title, explanation_html, expected, action, self.parent)
-        return dialog.typed() if dialog.exec() == QDialog.DialogCode.Accepted else None
+        return self._ask(dialog, dialog.typed)
+
+    def _reason(self, title: str, label: str) -> str | None:
+        dialog = QInputDialog(self.parent)
+        dialog.setWindowTitle(title)
+        dialog.setLabelText(label)
+        dialog.setInputMode(QInputDialog.InputMode.TextInput)
+        return self._ask(dialog, lambda: dialog.textValue().strip() or None)
 
     def excise_reason(self) -> str | None:
         """Why a tool result's content is removed (kept, sealed, in the log)."""
-        reason, ok = QInputDialog.getText(
-            self.parent,
+        return self._reason(
             "Remove tool result",
             "The result's content is deleted for good; the log keeps who removed it, when, "
             "and why.\nReason:",
         )
-        return reason.strip() or None if ok else None
 
     def reject_reason(self) -> str | None:
         """Why a candidate is rejected (required; kept, sealed, in its audit trail)."""
-        reason, ok = QInputDialog.getText(
-            self.parent, "Reject candidate", "Why is it not kept? (recorded with the decision)"
-        )
-        return reason.strip() or None if ok else None
+        return self._reason("Reject candidate", "Why is it not kept? (recorded with the decision)")
 
-    def actor_id(self) -> str | None:
-        """Ask support staff for their own id, recorded on everything they do."""
-        text, ok = QInputDialog.getText(
-            self.parent,
-            "Who is acting?",
-            "You are opening someone else's memory. Your staff id is recorded on every "
-            "change you make (e.g. staff:dana):",
-        )
-        return text.strip() or None if ok else None
+    def actor_id(self, person: str, one_person_store: bool) -> str | None:
+        """Ask who is acting before opening `person`'s memory."""
+        dialog = ActorDialog(person, one_person_store, self.parent)
+        return self._ask(dialog, dialog.actor)
 
-    def save_path(self, suggested: str) -> str | None:
-        """Where to write an export."""
-        path, _ = QFileDialog.getSaveFileName(self.parent, "Export", suggested, "JSON (*.json)")
-        return path or None
+    def save_path(self, suggested: str, caption: str) -> str | None:
+        """Where to write an export: a save dialog that opens in the documents folder."""
+        start = str(Path(documents_folder()) / suggested)
+        dialog = QFileDialog(self.parent, caption, start, "JSON (*.json)")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setDefaultSuffix("json")
+        return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
 
     def open_path(self) -> str | None:
         """Which store to open."""
-        path, _ = QFileDialog.getOpenFileName(
+        dialog = QFileDialog(
             self.parent, "Open store", "", "Engram stores (*.engram);;All files (*)"
         )
-        return path or None
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
 
     def show_report(self, title: str, text: str) -> None:
         """Show a long result (erasure report, verify problems)."""
@@ -193,8 +325,14 @@ class Prompts:
         box.setText(title)
         box.setDetailedText(text)
         box.setInformativeText(text[:600])
-        box.exec()
+        self._show(box)
+
+    def inform(self, title: str, text: str) -> None:
+        """Say something worth stopping for (where an unencrypted file went)."""
+        box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=self.parent)
+        self._show(box)
 
     def error(self, message: str) -> None:
         """Show an error sentence."""
-        QMessageBox.warning(self.parent, "Engram", message)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Engram", message, parent=self.parent)
+        self._show(box)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QDateTime, Qt, QTimeZone
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QDateTime, Qt, QTimeZone, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDateTimeEdit,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QMainWindow,
+    QPushButton,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -38,6 +40,8 @@ from engram.gui.timeline_view import TimelineView
 from engram.gui.unlock_page import UnlockPage
 from engram.model.notes import NoteStatus
 from engram.model.scope import Kind, Scope
+
+APP_NAME = "Engram Inspector"
 
 
 class NotesFilterBar(QWidget):
@@ -90,12 +94,45 @@ class NotesFilterBar(QWidget):
             layout.addWidget(widget, stretch)
 
 
+class TimeTravelBanner(QFrame):
+    """Says, while time travel is on, that what shows is the past and cannot be changed."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("timeTravelBanner")
+        self.setStyleSheet(
+            "#timeTravelBanner { background: rgba(255, 190, 0, 0.28);"
+            " border: 1px solid rgba(200, 140, 0, 0.8); border-radius: 4px; }"
+        )
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        self.label = QLabel("")
+        self.label.setWordWrap(True)  # never widens the window
+        self.label.setAccessibleName("Time travel")
+        self.now_button = QPushButton("Return to &now")
+        self.now_button.setAccessibleName("Leave time travel and show the notes as they are now")
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.now_button)
+        self.setVisible(False)
+
+    def show_moment(self, text: str | None) -> None:
+        """Show the banner for a moment ("2026-03-01 09:00 UTC"), or hide it (None)."""
+        self.setVisible(text is not None)
+        if text is not None:
+            self.label.setText(
+                f"<b>Viewing as of {text}</b> — the notes as they stood then. Nothing can "
+                "be changed until you return to now."
+            )
+
+
 class MainWindow(QMainWindow):
     """Unlock page or inspector, menus, status bar."""
 
+    closing = Signal()  # the window is about to close: lock first
+
     def __init__(self) -> None:
         super().__init__()
-        self.setWindowTitle("Engram Inspector")
+        self.setWindowTitle(APP_NAME)
         self.resize(1280, 800)
         self.stack = QStackedWidget()
         self.setCentralWidget(self.stack)
@@ -106,6 +143,8 @@ class MainWindow(QMainWindow):
         self._build_inspector()
         self._build_actions()
         self._build_status()
+        for action in self.targeted_actions():
+            action.setEnabled(False)
 
     def _build_inspector(self) -> None:
         layout = QVBoxLayout(self.inspector)
@@ -125,6 +164,8 @@ class MainWindow(QMainWindow):
         notes_layout = QVBoxLayout(notes_tab)
         self.filters = NotesFilterBar()
         notes_layout.addWidget(self.filters)
+        self.time_travel_banner = TimeTravelBanner()
+        notes_layout.addWidget(self.time_travel_banner)
         self.notes_model = NotesTableModel()
         self.table = QTableView()
         self.table.setModel(self.notes_model)
@@ -234,24 +275,36 @@ class MainWindow(QMainWindow):
         self.store_label = QLabel("")
         self.actor_label = QLabel("")
         self.actor_label.setAccessibleName("Acting as")
-        self.integrity_label = QLabel("integrity: not checked")
+        self.integrity_label = QLabel("")
         self.integrity_label.setAccessibleName("Integrity")
         self.busy_label = QLabel("")
         for label in (self.store_label, self.actor_label, self.integrity_label, self.busy_label):
             bar.addPermanentWidget(label)
 
-    def show_inspector(self, shown: bool) -> None:
-        """Switch between the unlock page and the inspector."""
-        self.stack.setCurrentWidget(self.inspector if shown else self.unlock_page)
-        for action in (
-            self.lock_action,
-            self.export_action,
+    def targeted_actions(self) -> tuple[QAction, ...]:
+        """The actions that act on something chosen; disabled while there is nothing."""
+        return (
             self.edit_action,
             self.scope_action,
             self.delete_action,
             self.delete_conversation_action,
+            self.export_action,
             self.erase_action,
+            self.learn_action,
             self.verify_action,
+        )
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.closing.emit()
+        super().closeEvent(event)
+
+    def show_inspector(self, shown: bool) -> None:
+        """Switch between the unlock page and the inspector. Actions that need a target
+        (a note, a conversation, a person) are enabled by their controllers when there is
+        one."""
+        self.stack.setCurrentWidget(self.inspector if shown else self.unlock_page)
+        for action in (
+            self.lock_action,
             self.find_action,
             self.time_travel_action,
             self.refresh_action,

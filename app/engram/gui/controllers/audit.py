@@ -28,12 +28,23 @@ class AuditController(PanelController):
         self.w.verify_action.triggered.connect(self.verify)
         self.w.audit.verify_requested.connect(self.verify)
         self.w.audit.cancel_requested.connect(self.cancel_verify)
+        hub.changed.connect(self._integrity_unknown)
+
+    def _integrity_unknown(self, _what: str = "") -> None:
+        """The store changed since any verify: its verdict no longer speaks for it."""
+        if self._verify_task is None:
+            self.w.integrity_label.setText(NOT_CHECKED)
+            self.w.audit.result.setText("Not checked since the last change.")
 
     def clear(self) -> None:
         if self.hub.store is None:  # locked: a verify in progress stops at its next check
             self.cancel_verify()
             self._verify_task = None
             self.w.audit.verifying(False)
+            self.w.integrity_label.setText("")  # there is no store to speak of
+        elif not self.w.integrity_label.text():
+            self._integrity_unknown()
+        self.w.verify_action.setEnabled(self.hub.store is not None)
         self.w.audit.clear()
 
     def refresh(self) -> None:

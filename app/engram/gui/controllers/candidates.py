@@ -24,6 +24,9 @@ class CandidatesController(PanelController):
         self.tab = self.w.candidates
         c = self.w.candidates
         c.status_changed.connect(self.refresh)
+        # The count on the tab is in view from every tab: it follows every change at once.
+        hub.session_changed.connect(self._count_pending)
+        hub.changed.connect(lambda _what: self._count_pending())
         c.candidate_selected.connect(self._show_candidate)
         c.approve_requested.connect(self.approve)
         c.reject_requested.connect(self.reject)
@@ -32,20 +35,43 @@ class CandidatesController(PanelController):
     def clear(self) -> None:
         self.w.candidates.clear()
 
-    def refresh(self) -> None:
+    def _show_count(self, pending: int | None) -> None:
+        tabs = self.w.tabs
+        label = "Ca&ndidates" if not pending else f"Ca&ndidates ({pending})"
+        tabs.setTabText(tabs.indexOf(self.w.candidates), label)
+
+    def _count_pending(self) -> None:
+        session = self.hub.session
+        self._show_count(None)
+        if session is not None:
+            self.hub.run(
+                lambda _: candidate_control.count_candidates(session, "pending"), self._show_count
+            )
+
+    def refresh(self, keep: str | None = None) -> None:
+        """List the candidates the filter asks for. With `keep`, that candidate stays listed
+        and selected even if the filter no longer matches it (a conflict: the reviewer sees
+        what it became and who decided)."""
         session = self.hub.session
         if session is None:
             return
         status = self.w.candidates.chosen_status()
+        shown = [c["id"] for c in self.w.candidates.rows]
+        position = shown.index(keep) if keep in shown else 0
 
         def work(_: TaskContext) -> tuple[list[dict[str, Any]], int]:
             rows = candidate_control.list_candidates(session, status)
-            if status == "pending":
-                return rows, len(rows)
-            return rows, candidate_control.count_candidates(session, "pending")
+            if keep is not None and keep not in [c["id"] for c in rows]:
+                rows.insert(
+                    min(position, len(rows)), candidate_control.get_candidate(session, keep)
+                )
+            pending = candidate_control.count_candidates(session, "pending")
+            return rows, pending
 
         def done(result: tuple[list[dict[str, Any]], int]) -> None:
-            self.w.candidates.show_candidates(*result)
+            rows, pending = result
+            self.w.candidates.show_candidates(rows, pending, keep)
+            self._show_count(pending)
             self.candidates_shown.emit()
 
         self.hub.run(work, done)
@@ -63,15 +89,16 @@ class CandidatesController(PanelController):
 
         self.hub.run(work, lambda result: self.w.candidates.show_trail(*result))
 
-    def _decide(self, what: str, fn: Callable[[PersonSession], Any]) -> None:
-        """Run a decision; a conflict (someone decided first) is said and the list reloads."""
+    def _decide(self, what: str, candidate: str, fn: Callable[[PersonSession], Any]) -> None:
+        """Run a decision; on a conflict (someone decided first) the candidate reloads, still
+        selected, showing its new state and who decided, and the conflict is said."""
         session = self.hub.session
         if session is None:
             return
 
         def failed(message: str) -> None:
+            self.refresh(keep=candidate)
             self.hub.fail(message)
-            self.refresh()
 
         self.hub.act(lambda: fn(session), what, on_error=failed)
 
@@ -79,19 +106,23 @@ class CandidatesController(PanelController):
         """Approve the revision on screen (and apply it right away if asked)."""
         self._decide(
             "Candidate approved and applied." if apply_now else "Candidate approved.",
+            candidate_id,
             lambda s: candidate_control.approve(s, candidate_id, revision, apply_now=apply_now),
         )
 
     def reject(self, candidate_id: str, revision: int) -> None:
         """Reject the revision on screen, saying why."""
-        reason = self.hub.prompts.reject_reason()
+        reason = self.hub.ask(lambda p: p.reject_reason())
         if not reason:
             return
         self._decide(
             "Candidate rejected.",
+            candidate_id,
             lambda s: candidate_control.reject(s, candidate_id, revision, reason),
         )
 
     def apply(self, candidate_id: str) -> None:
         """Make an approved candidate a note (a separate step, P6)."""
-        self._decide("Candidate applied.", lambda s: candidate_control.apply(s, candidate_id))
+        self._decide(
+            "Candidate applied.", candidate_id, lambda s: candidate_control.apply(s, candidate_id)
+        )

@@ -42,6 +42,16 @@ class ConversationsController(PanelController):
         panel.turn_requested.connect(self.open_turn)
         self.w.delete_conversation_action.triggered.connect(self._delete_current)
         hub.changed.connect(self._forget_index)
+        self.w.tabs.currentChanged.connect(lambda _i: self._update_actions())
+        panel.list.currentItemChanged.connect(lambda _c, _p: self._update_actions())
+
+    def _update_actions(self) -> None:
+        """Delete conversation acts on the conversation selected in view, or not at all."""
+        self.w.delete_conversation_action.setEnabled(
+            self.hub.session is not None
+            and self.shown()
+            and self.w.conversations.current() is not None
+        )
 
     def _forget_index(self, _what: str = "") -> None:
         self._person_index = None
@@ -50,6 +60,7 @@ class ConversationsController(PanelController):
         self._forget_index()
         session = self.hub.session
         self.w.conversations.clear()
+        self._update_actions()
         self.w.conversations.can_excise = session is not None and session.actor.startswith("staff:")
 
     def refresh(self) -> None:
@@ -154,9 +165,18 @@ class ConversationsController(PanelController):
             # Kept only if it arrives before a lock: the hub drops it otherwise.
             self._person_index, answer = result
             self.w.conversations.show_results(answer)
+            found = len(answer.get("matches", []))
+            self.hub.status(  # replaces "Indexing … 7 of 7": the work is over
+                f"Searched all of {session.person}'s conversations: "
+                f"{found} match{'es' if found != 1 else ''}."
+            )
             self.searched.emit("*")
 
-        task = self.hub.run(work, done)
+        def failed(message: str) -> None:
+            self.w.statusBar().clearMessage()
+            self.hub.fail(message)
+
+        task = self.hub.run(work, done, failed)
         task.progressed.connect(
             lambda d, t: self.hub.status(f"Indexing conversations… {d} of {t}", 0)
         )
@@ -168,7 +188,7 @@ class ConversationsController(PanelController):
         session = self.hub.session
         if session is None:
             return
-        reason = self.hub.prompts.excise_reason()
+        reason = self.hub.ask(lambda p: p.excise_reason())
         if not reason:
             return
         self.hub.act(
@@ -184,11 +204,8 @@ class ConversationsController(PanelController):
 
     def _delete_current(self) -> None:
         conversation = self.w.conversations.current()
-        if conversation:
+        if conversation and self.shown():
             self.delete_conversation(conversation)
-        else:
-            self.w.tabs.setCurrentWidget(self.w.conversations)
-            self.hub.status("Select a conversation to delete.")
 
     def delete_conversation(self, conversation: str) -> None:
         """Preview which notes close and which survive, then delete on typed confirmation."""
@@ -198,8 +215,10 @@ class ConversationsController(PanelController):
         target = ConversationId(conversation)
 
         def confirm(preview: conversation_control.ConversationDeletion) -> None:
-            typed = self.hub.prompts.typed_confirm(
-                "Delete conversation", cascade_html(preview), "delete", "Delete conversation"
+            typed = self.hub.ask(
+                lambda p: p.typed_confirm(
+                    "Delete conversation", cascade_html(preview), "delete", "Delete conversation"
+                )
             )
             if typed is None:
                 return

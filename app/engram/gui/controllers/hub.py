@@ -115,6 +115,16 @@ class Hub(QObject):
 
         return self.run(lambda _: work(), finished, on_error)
 
+    # ---- asking the person --------------------------------------------------------------
+
+    def ask(self, question: Callable[[PromptHost], T | None]) -> T | None:
+        """Ask through the dialog host. None when cancelled — and when a lock, an unlock or
+        another person came while the dialog was open: the action it was for must not run,
+        whatever the dialog answered."""
+        generation = self.generation
+        answer = question(self.prompts)
+        return answer if self.current(generation) else None
+
     # ---- telling the person -------------------------------------------------------------
 
     def status(self, message: str, ms: int = 6000) -> None:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QWidget
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
@@ -14,6 +15,7 @@ from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.notes_model import SORT_KEYS, ListSource, LiveSource, NotesSource
 from engram.gui.tasks import Task, TaskContext
+from engram.model.errors import NotFound
 from engram.model.notes import Note, NoteFilter, NoteStatus
 from engram.model.scope import Kind, Scope
 
@@ -37,7 +39,7 @@ class NotesController(PanelController):
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
-        self._search_timer.timeout.connect(self.refresh_notes)
+        self._search_timer.timeout.connect(self.refresh)
         w.notes_model.loader = self._load_page
         f = w.filters
         f.search.textChanged.connect(lambda _t: self._search_timer.start())
@@ -59,6 +61,13 @@ class NotesController(PanelController):
         ):
             signal.connect(act)
         w.detail.note_requested.connect(self.select_note)
+        w.time_travel_banner.now_button.clicked.connect(lambda: f.time_travel.setChecked(False))
+        # Note actions act on what is seen: only while the notes table or the note detail
+        # is the current view, and only on an active note of the present.
+        w.tabs.currentChanged.connect(lambda _i: self._update_actions())
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._focus_changed)  # a method: gone with self
 
     # ---- what the panel shows -----------------------------------------------------------
 
@@ -70,6 +79,7 @@ class NotesController(PanelController):
         self.detail = None
         self.w.notes_model.clear_rows()
         self.w.detail.show_detail(None)
+        self._update_actions()
 
     def refresh(self) -> None:
         self.refresh_notes()
@@ -77,6 +87,33 @@ class NotesController(PanelController):
             self.select_note(self.selected)
         else:
             self.w.detail.show_detail(None)
+            self._update_actions()
+
+    def _editable(self) -> bool:
+        detail = self.detail
+        return (
+            self.hub.session is not None
+            and detail is not None
+            and detail["status"] == "active"
+            and self.w.detail.as_of is None
+            and self.moment() is None
+        )
+
+    def _in_view(self) -> bool:
+        if self.w.tabs.currentIndex() == 0:
+            return True
+        focus = QApplication.focusWidget()
+        return isinstance(focus, QWidget) and (
+            focus is self.w.detail or self.w.detail.isAncestorOf(focus)
+        )
+
+    def _focus_changed(self, _old: QWidget | None, _new: QWidget | None) -> None:
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        enabled = self._editable() and self._in_view()
+        for action in (self.w.edit_action, self.w.scope_action, self.w.delete_action):
+            action.setEnabled(enabled)
 
     def _load_page(self, load: Any, done: Any) -> None:
         self.hub.run(lambda _: load(), done)
@@ -110,7 +147,8 @@ class NotesController(PanelController):
 
     def _time_travel_toggled(self, on: bool) -> None:
         self.w.filters.moment.setEnabled(on)
-        self.refresh_notes()
+        self._update_actions()
+        self.refresh()
 
     def _sort_changed(self, column: int, order: Qt.SortOrder) -> None:
         key = SORT_KEYS.get(column)
@@ -158,8 +196,9 @@ class NotesController(PanelController):
             if isinstance(source, LiveSource):
                 self.hub.run(lambda _: source.load_ids())
             total = source.total()
-            when = f" as of {moment:%Y-%m-%d %H:%M} UTC" if moment else ""
-            self.w.filters.count.setText(f"{total} note{'s' if total != 1 else ''}{when}")
+            # The moment goes in the banner, not here: a long label would widen the window.
+            self.w.filters.count.setText(f"{total} note{'s' if total != 1 else ''}")
+            self.w.time_travel_banner.show_moment(_moment_text(moment))
             self._reselect()
             self.notes_shown.emit()
 
@@ -189,13 +228,27 @@ class NotesController(PanelController):
             return
         self.selected = note_id
         self.note_selected.emit(note_id)
+        moment = self.moment()
 
-        def done(detail: dict[str, Any]) -> None:
+        def work(_: TaskContext) -> dict[str, Any] | None:
+            try:
+                return memory_control.show_note(session, note_id, as_of=moment)
+            except NotFound:
+                if moment is None:
+                    raise
+                return None  # it did not exist yet then
+
+        def done(detail: dict[str, Any] | None) -> None:
             self.detail = detail
-            self.w.detail.show_detail(detail)
+            when = _moment_text(moment)
+            if detail is None and when is not None:
+                self.w.detail.show_absent(when)
+            else:
+                self.w.detail.show_detail(detail, when)
+            self._update_actions()
             self.detail_shown.emit(note_id)
 
-        self.hub.run(lambda _: memory_control.show_note(session, note_id), done)
+        self.hub.run(work, done)
 
     # ---- the note actions ---------------------------------------------------------------
 
@@ -203,8 +256,12 @@ class NotesController(PanelController):
         session, detail = self.hub.session, self.detail
         if session is None or detail is None:
             return None
-        if detail["status"] != "active":
-            self.hub.status("Only active notes can be changed.")
+        if not self._editable():  # the buttons and actions are disabled; say why anyway
+            self.hub.status(
+                "Return to now to change a note."
+                if self.moment() is not None
+                else "Only active notes can be changed."
+            )
             return None
         return session, detail
 
@@ -217,7 +274,7 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        text = self.hub.prompts.edit_text(detail["text"] or "")
+        text = self.hub.ask(lambda p: p.edit_text(detail["text"] or ""))
         if text is None or text.strip() == (detail["text"] or "").strip():
             return
         self.hub.act(
@@ -232,7 +289,7 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        scope = self.hub.prompts.choose_scope(Scope(detail["scope"]))
+        scope = self.hub.ask(lambda p: p.choose_scope(Scope(detail["scope"])))
         if scope is None or scope.value == detail["scope"]:
             return
         self.hub.act(
@@ -247,13 +304,17 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        reason = self.hub.prompts.delete_reason()
+        reason = self.hub.ask(lambda p: p.delete_reason(detail["text"] or "[removed]"))
         if reason is None:
             return
         self.hub.act(
             lambda: memory_control.delete_note(session, detail["id"], reason or None),
             "Note deleted; its record stays in the audit log.",
         )
+
+
+def _moment_text(moment: datetime | None) -> str | None:
+    return None if moment is None else f"{moment:%Y-%m-%d %H:%M} UTC"
 
 
 def _filtered(notes: list[Note], f: NoteFilter) -> list[Note]:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QListWidgetItem
 from engram.control.persons import PersonSummary, list_persons
 from engram.control.session import PersonSession
 from engram.gui.controllers.hub import Hub
+from engram.gui.main_window import APP_NAME
 from engram.gui.tasks import TaskContext
 from engram.store.store import Store
 
@@ -28,9 +29,14 @@ class PeopleController(QObject):
         self._store: Store | None = None
         hub.session_changed.connect(self._session_changed)
         hub.changed.connect(lambda _what: self.refresh())
+        hub.reload_requested.connect(self.refresh)
         self.w.people.currentItemChanged.connect(self._person_changed)
 
     def _session_changed(self) -> None:
+        session = self.hub.session
+        # The title and status bar name the person and who is acting only while they show.
+        self.w.setWindowTitle(f"{session.person} — {APP_NAME}" if session else APP_NAME)
+        self.w.actor_label.setText(f"acting as {session.actor}" if session else "")
         store = self.hub.store
         if store is self._store:
             return  # only another person: the list stays
@@ -47,6 +53,9 @@ class PeopleController(QObject):
 
         def done(people: list[PersonSummary]) -> None:
             self._show(people)
+            if choose_first:
+                # The first useful widget takes the keyboard, never the hidden passphrase.
+                (self.w.people if len(people) > 1 else self.w.table).setFocus()
             if choose_first and people:
                 if len(people) == 1 and self.hub.actor is None:
                     self.hub.actor = people[0].id  # an individual's own store opens to theirs
@@ -88,9 +97,11 @@ class PeopleController(QObject):
         if store is None:
             return
         if hub.actor is None:
-            hub.actor = hub.prompts.actor_id()
+            one_person_store = len(self.people) == 1
+            hub.actor = hub.ask(lambda p: p.actor_id(person, one_person_store))
             if hub.actor is None:
-                hub.status("Say who is acting to open someone's notes.", 8000)
+                if hub.store is store:
+                    hub.status(f"Say who is acting to open {person}'s notes.", 8000)
                 return
         actor = hub.actor
 
@@ -98,8 +109,6 @@ class PeopleController(QObject):
             return PersonSession.open(store, person, actor)
 
         def done(session: PersonSession) -> None:
-            self.w.actor_label.setText(f"acting as {session.actor}")
-            self.w.setWindowTitle(f"Engram Inspector — {session.person}")
             hub.set_session(session)
             self.person_opened.emit(session.person)
 

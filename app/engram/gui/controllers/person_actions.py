@@ -12,7 +12,6 @@ from PySide6.QtCore import QObject, Signal
 from engram.control import erase, forensics
 from engram.engine.rule_extractor import RuleExtractor
 from engram.gui.controllers.hub import Hub
-from engram.gui.tasks import TaskContext
 from engram.runtime import extraction
 
 
@@ -28,6 +27,12 @@ class PersonActionsController(QObject):
         self.w.learn_action.triggered.connect(self.learn_now)
         self.w.export_action.triggered.connect(self.export_person)
         self.w.erase_action.triggered.connect(self.erase_person)
+        hub.session_changed.connect(self._update_actions)
+
+    def _update_actions(self) -> None:
+        """Learn, export and erase act on the person on screen; with nobody, they are off."""
+        for action in (self.w.learn_action, self.w.export_action, self.w.erase_action):
+            action.setEnabled(self.hub.session is not None)
 
     def learn_now(self) -> None:
         """Run the offline rule extractor over the person's turns not analysed yet; what it
@@ -41,24 +46,32 @@ class PersonActionsController(QObject):
         )
 
     def export_person(self) -> None:
-        """Write everything kept about the person to a JSON file."""
+        """Write everything kept about the person to a JSON file, owner-only, where the
+        person chooses (the save dialog opens in their documents folder)."""
         session = self.hub.session
         if session is None:
             return
-        path = self.hub.prompts.save_path(f"{session.person}-export.json")
+        person = session.person
+        path = self.hub.ask(
+            lambda p: p.save_path(
+                f"{person}-export.json", f"Export {person}'s data (not encrypted)"
+            )
+        )
         if not path:
             return
 
-        def work(_: TaskContext) -> str:
-            data = forensics.export_person(session)
-            Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
-            return path
+        def done(written: Path) -> None:
+            self.hub.status(f"Exported {person}'s data to {written} (not encrypted).", 10_000)
+            self.exported.emit(str(written))
+            self.hub.prompts.inform(
+                "Export saved",
+                f"Everything kept about {person} was written to {written}.\n\n"
+                "The file is not encrypted: anyone who can read it sees all of it. Only "
+                "your user account can open it; keep it somewhere private and delete it "
+                "when it is no longer needed.",
+            )
 
-        def done(written: str) -> None:
-            self.hub.status(f"Exported to {written}.", 8000)
-            self.exported.emit(written)
-
-        self.hub.run(work, done)
+        self.hub.run(lambda _: forensics.write_export(session, path), done)
 
     def erase_person(self) -> None:
         """Erase everything kept about the person, on typed confirmation of their id."""
@@ -66,8 +79,10 @@ class PersonActionsController(QObject):
         if session is None:
             return
         person = session.person
-        typed = self.hub.prompts.typed_confirm(
-            "Erase person", _erase_explanation(person), person, "Erase everything"
+        typed = self.hub.ask(
+            lambda p: p.typed_confirm(
+                "Erase person", _erase_explanation(person), person, "Erase everything"
+            )
         )
         if typed is None:
             return

@@ -37,6 +37,8 @@ class StoreLockController(QObject):
         page.browse_requested.connect(self.browse)
         self.w.open_action.triggered.connect(self.browse)
         self.w.lock_action.triggered.connect(lambda: self.lock("Locked."))
+        self.w.quit_action.triggered.connect(self.quit)
+        self.w.closing.connect(lambda: self.lock("Closed."))
         idle.idle.connect(
             lambda: self.lock(f"Locked after {idle.seconds / 60:g} minutes without activity.")
         )
@@ -50,7 +52,7 @@ class StoreLockController(QObject):
 
     def browse(self) -> None:
         """Choose a store file; locks the open one, since the other needs its own key."""
-        path = self.hub.prompts.open_path()
+        path = self.hub.ask(lambda p: p.open_path())
         if path:
             self.w.unlock_page.set_recent(self.recent_stores(), path)
             if self.hub.store is not None:
@@ -98,8 +100,9 @@ class StoreLockController(QObject):
         recent = [path, *self.recent_stores()]
         self.settings.setValue("recent_stores", list(dict.fromkeys(recent))[:RECENT_STORES])
         self.w.store_label.setText(path)
-        self.w.show_inspector(True)
         self.w.unlock_page.reset("")
+        self.w.show_inspector(True)
+        self.w.people.setFocus()  # never the passphrase field, hidden now
         self.idle.arm()
         # What is alive now lives as long as the session: keep the collector off it, so its
         # full passes stay short while the person scrolls.
@@ -111,6 +114,7 @@ class StoreLockController(QObject):
     def lock(self, message: str = "Locked.") -> None:
         """Drop every decrypted thing and the key; the unlock page asks again."""
         hub = self.hub
+        hub.prompts.close_all()  # no dialog stays above the unlock page, nor acts later
         self.idle.disarm()
         store = hub.store
         hub.set_store(None)  # every panel cancels its long work and forgets what it showed
@@ -118,9 +122,14 @@ class StoreLockController(QObject):
         if store is not None:
             store.close()
         w = self.w
-        w.actor_label.setText("")
-        w.integrity_label.setText("integrity: not checked")
+        w.store_label.setText("")  # the status bar names neither the store nor the person
+        w.statusBar().clearMessage()
         w.show_inspector(False)
         w.unlock_page.set_recent(self.recent_stores(), None)
         w.unlock_page.reset(message)
         self.locked.emit()
+
+    def quit(self) -> None:
+        """Lock (closing every dialog), then close the window."""
+        self.lock("Closed.")
+        self.w.close()
