@@ -124,13 +124,15 @@ class TaskRunner(QObject):
         fn: Callable[[TaskContext], Any],
         on_done: Callable[[Any], None] | None = None,
         on_error: Callable[[str], None] | None = None,
+        priority: int = 0,
     ) -> Task:
-        """Queue `fn`; `on_done`/`on_error` run later on the UI thread."""
+        """Queue `fn`; `on_done`/`on_error` run later on the UI thread. Queued tasks of a
+        higher `priority` run first."""
         task = Task(fn, on_done, on_error or self.failed.emit, self)
         self._pending += 1
         self.busy_changed.emit(True)
         task.destroyed.connect(self._one_done)
-        self.pool.start(_Runnable(task))
+        self.pool.start(_Runnable(task), priority)
         return task
 
     @Slot()

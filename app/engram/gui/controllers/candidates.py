@@ -45,7 +45,9 @@ class CandidatesController(PanelController):
         self._show_count(None)
         if session is not None:
             self.hub.run(
-                lambda _: candidate_control.count_candidates(session, "pending"), self._show_count
+                lambda _: candidate_control.count_candidates(session, "pending"),
+                self._show_count,
+                background=True,
             )
 
     def refresh(self, keep: str | None = None) -> None:

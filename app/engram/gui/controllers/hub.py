@@ -80,10 +80,12 @@ class Hub(QObject):
         on_error: Callable[[str], None] | None = None,
         *,
         store_wide: bool = False,
+        background: bool = False,
     ) -> Task:
         """Run work for the current session only: results arriving after a lock or a change
         of person are dropped, so nothing decrypted reappears where it does not belong.
-        Work about the whole store (`store_wide`) survives a change of person."""
+        Work about the whole store (`store_wide`) survives a change of person; `background`
+        work (a count on a tab label) waits behind what the person is waiting for."""
         generation = self.store_generation if store_wide else self.generation
 
         def deliver(result: Any) -> None:
@@ -94,7 +96,7 @@ class Hub(QObject):
             if self.current(generation, store_wide=store_wide):
                 (on_error or self.fail)(message)
 
-        return self.tasks.run(work, deliver, fail)
+        return self.tasks.run(work, deliver, fail, priority=-1 if background else 0)
 
     def act(
         self,

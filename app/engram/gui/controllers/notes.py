@@ -77,7 +77,10 @@ class NotesController(PanelController):
         self._notes_task = None
         self.selected = None
         self.detail = None
-        self.w.notes_model.clear_rows()
+        if self.hub.session is None:
+            self.w.notes_model.clear_rows()
+        # else another person: their listing replaces the rows in a moment, and emptying
+        # the table first would cost a second reset and repaint while they wait.
         self.w.detail.show_detail(None)
         self._update_actions()
 
