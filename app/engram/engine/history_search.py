@@ -183,8 +183,8 @@ def find_pattern(
 ) -> FindResult:
     """H2: newest first; `search(text)` returns (start, end) of the first match or None.
 
-    The caller supplies `search` (literal or a time-bounded regular expression), so this
-    stays pure and a hostile pattern is the caller's to bound.
+    The caller supplies `search` (engine.pattern's literal-or-RE2 match, run by
+    runtime.pattern_search under a time budget), so this stays pure.
     """
     count = clamp(limit)
     found: list[Match] = []

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-import regex
 
 from engram.engine.history_search import (
     FindResult,
@@ -23,12 +20,11 @@ from engram.engine.history_search import (
     MessageIndex,
     clamp,
     cut_middle,
-    find_pattern,
 )
 from engram.model.conversation import SEARCHABLE_KINDS, ConversationInfo, EntryKind, LogEntry
 from engram.model.errors import InvalidInput, NotFound
 from engram.model.ids import ConversationId
-from engram.runtime import search_language
+from engram.runtime import pattern_search, search_language
 from engram.runtime.conversations import no_such_conversation
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
@@ -173,33 +169,6 @@ def _keep_language(
         view.index = view.index.in_language(language)
 
 
-def pattern_search(
-    pattern: str, budget_s: float = PATTERN_BUDGET_S
-) -> Callable[[str], tuple[int, int] | None]:
-    """A literal-or-regex search with a time budget for all the texts it is given together,
-    so neither one hostile text nor many slow ones can hang the caller (H2)."""
-    try:
-        compiled = regex.compile(pattern)
-    except regex.error as error:
-        raise InvalidInput(f"That pattern is not a valid regular expression ({error}).") from None
-    deadline = time.monotonic() + budget_s
-
-    def search(text: str) -> tuple[int, int] | None:
-        left = deadline - time.monotonic()
-        try:
-            if left <= 0:
-                raise TimeoutError
-            found = compiled.search(text, timeout=left)
-        except TimeoutError:
-            raise InvalidInput(
-                f"That pattern takes too long to match (over {budget_s:g} s here); use a "
-                "simpler pattern or literal text."
-            ) from None
-        return None if found is None else (found.start(), found.end())
-
-    return search
-
-
 def find(
     store: Store,
     conversation: ConversationId,
@@ -219,7 +188,7 @@ def find(
         if mode == "relevance":
             result = view.index.find_relevant(query, limit)
         else:
-            result = find_pattern(view.messages(), query, limit, pattern_search(query))
+            result = pattern_search.find(view.messages(), query, limit, PATTERN_BUDGET_S)
         matches = [match_json(view.kind_of(m.turn), m.turn, m.excerpt) for m in result.matches]
     answer: dict[str, Any] = {"matches": matches, "truncated": result.truncated}
     if result.hint:
@@ -347,9 +316,11 @@ TOOL_SPECS: list[ToolSpec] = [
         "conversation_find",
         "Find in this conversation",
         "Find earlier messages in this conversation. relevance: ranked by how many of your "
-        "words a message contains; pattern: literal text or a regular expression, newest "
-        "first. Each match is a turn (read it with conversation_read_turn and its turn_id) "
-        "or a tool result (conversation_read_tool_result and its call_id).",
+        "words a message contains; pattern: messages that contain the query as literal text "
+        "or match it as a regular expression (RE2 syntax: case-sensitive unless it starts "
+        "with (?i); no backreferences or lookaround), newest first. Each match is a turn "
+        "(read it with conversation_read_turn and its turn_id) or a tool result "
+        "(conversation_read_tool_result and its call_id).",
         {
             "query": _TEXT,
             "mode": {"type": "string", "enum": ["relevance", "pattern"]},

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engram.engine.history_search import Message, MessageIndex, find_pattern
+from engram.engine.history_search import Message, MessageIndex
 from engram.model.conversation import SEARCHABLE_KINDS, EntryKind
 from engram.model.ids import ConversationId, PersonId
-from engram.runtime import conversations, search_language
-from engram.runtime.history import TOOL_RESULT, TURN, match_json, pattern_search
+from engram.runtime import conversations, pattern_search, search_language
+from engram.runtime.history import TOOL_RESULT, TURN, match_json
 from engram.store.store import Store
 
 Progress = Callable[[int, int], None]
@@ -87,8 +87,9 @@ class PersonIndex:
     ) -> tuple[list[PersonHit], bool]:
         """Relevance (counted from the postings, never re-read) or a bounded pattern."""
         if mode == "pattern":
-            search = pattern_search(query, PERSON_PATTERN_BUDGET_S)
-            result = find_pattern(self.index.messages(), query, limit, search)
+            result = pattern_search.find(
+                self.index.messages(), query, limit, PERSON_PATTERN_BUDGET_S
+            )
         else:
             result = self.index.find_relevant(query, limit)
         hits = [
