@@ -449,7 +449,7 @@ Works at Acme.
     }
     with pytest.raises(InvalidInput, match="no statements"):
         import_legacy(store, ANA, "# only a heading\n")
-    with pytest.raises(InvalidInput, match="Statement 2 is longer"):
+    with pytest.raises(InvalidInput, match="Line 2: 'statement' is longer than 300 characters"):
         import_legacy(store, ANA, "- fine\n- " + "x" * 400)
     assert len(_pending(store)) == 4  # the refused files imported nothing
 

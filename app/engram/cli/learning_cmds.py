@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -109,11 +108,8 @@ def cmd_agents_set(ctx: CommandContext) -> int:
         raise InvalidInput(f"Cannot read {path}: {error.strerror}.") from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise InvalidInput(f"{path} is larger than a configuration can be (64 KiB).")
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InvalidInput(f"{path} is not valid JSON ({error}).") from None
-    config = agents.set_agent(ctx.store(), ctx.args.name, data, ctx.args.actor or "operator")
+    actor = ctx.args.actor or "operator"
+    config = agents.set_agent_from_file(ctx.store(), ctx.args.name, raw, actor, str(path))
     if ctx.as_json:
         emit_json({"name": config.name, **config.to_json()})
     else:

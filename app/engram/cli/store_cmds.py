@@ -191,8 +191,8 @@ def cmd_desk(ctx: CommandContext) -> int:
 
 def cmd_import(ctx: CommandContext) -> int:
     try:
-        with open(ctx.args.file, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+        with open(ctx.args.file, encoding="utf-8", newline="") as handle:
+            lines = transcript_import.split_lines(handle.read())
     except OSError as error:
         raise InvalidInput(f"Cannot read {ctx.args.file}: {error.strerror}.") from None
     except UnicodeDecodeError:

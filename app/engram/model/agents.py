@@ -15,16 +15,16 @@ agent may do; they never widen the host's own tool policy.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
 from engram.model.conversation import Surface
 from engram.model.errors import InvalidInput, NotAllowed
 from engram.model.scope import Kind
+from engram.model.wire import AgentConfigFile, WireError, parse_json, validate_data
 
-E = TypeVar("E", bound=StrEnum)
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,119}$")
 ALL_KINDS = frozenset(Kind)
 # P4: only direct chat and channels can teach; tasks and schedules never create memory.
@@ -75,42 +75,46 @@ class AgentConfig:
 
     @staticmethod
     def from_json(name: str, data: Any) -> AgentConfig:
-        """Parse and check a configuration; any mistake is one sentence naming the field."""
+        """Check a configuration given as Python data (JSON-shaped); any mistake is one
+        sentence naming the setting."""
         check_agent_name(name)
-        memory = _object(_object(data, "the configuration").get("memory", {}), "memory")
-        _known(memory, {"tools", "learning"}, "memory")
-        tools = _object(memory.get("tools", {}), "memory.tools")
-        _known(tools, {*TOOL_FOR_SETTING, "writeScope", "writableKinds"}, "memory.tools")
-        enabled = frozenset(s for s in TOOL_FOR_SETTING if _flag(tools, s, "memory.tools"))
-        write_scope = tools.get("writeScope", INVOCATION_USER)
-        if write_scope != INVOCATION_USER:
+        try:
+            settings = validate_data(AgentConfigFile, data, "setting")
+        except WireError as error:
+            raise InvalidInput(f"The agent configuration is not valid: {error}.") from None
+        return AgentConfig.from_settings(name, settings)
+
+    @staticmethod
+    def from_text(name: str, text: str | bytes, where: str = "The configuration") -> AgentConfig:
+        """Check a configuration file's text: strict types, no unknown settings, bounded
+        nesting and numbers, before anything is parsed into objects (model.wire)."""
+        check_agent_name(name)
+        try:
+            settings = parse_json(AgentConfigFile, text, "setting")
+        except WireError as error:
+            raise InvalidInput(f"{where} is not a valid agent configuration: {error}.") from None
+        return AgentConfig.from_settings(name, settings)
+
+    @staticmethod
+    def from_settings(name: str, settings: AgentConfigFile) -> AgentConfig:
+        """The rules beyond the shape: the write scope (P3) and learning surfaces (P4)."""
+        tools, learning = settings.memory.tools, settings.memory.learning
+        if tools.write_scope != INVOCATION_USER:
             raise InvalidInput(
                 "memory.tools.writeScope must be 'invocation-user': the person always comes "
                 "from the host's trusted identity (P3)."
             )
-        learning = _object(memory.get("learning", {}), "memory.learning")
-        _known(learning, {"mode", "surfaces", "kinds"}, "memory.learning")
-        mode = _choice(learning.get("mode", "off"), LearningMode, "memory.learning.mode")
-        surfaces = _choices(
-            learning.get("surfaces", sorted(LEARNING_SURFACES)), Surface, "memory.learning.surfaces"
-        )
+        surfaces = LEARNING_SURFACES if learning.surfaces is None else frozenset(learning.surfaces)
         if not surfaces <= LEARNING_SURFACES:
             raise InvalidInput(
                 "memory.learning.surfaces may list chat and channel only; tasks and schedules "
                 "never create memory (P4)."
             )
+        enabled = frozenset(s for s in TOOL_FOR_SETTING if getattr(tools, s))
         return AgentConfig(
             name,
-            MemoryTools(
-                enabled,
-                write_scope,
-                _choices(tools.get("writableKinds", sorted(ALL_KINDS)), Kind, "writableKinds"),
-            ),
-            Learning(
-                mode,
-                surfaces,
-                _choices(learning.get("kinds", sorted(ALL_KINDS)), Kind, "memory.learning.kinds"),
-            ),
+            MemoryTools(enabled, tools.write_scope, _kinds(tools.writable_kinds)),
+            Learning(LearningMode(learning.mode), surfaces, _kinds(learning.kinds)),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -166,41 +170,12 @@ class AgentConfig:
 
 def check_agent_name(name: str) -> str:
     """Agent names are short identifiers."""
-    if not AGENT_NAME.match(name):
+    if not AGENT_NAME.fullmatch(name):
         raise InvalidInput(
             f"{name!r} is not an agent name; use letters, digits and . _ : - (120 at most)."
         )
     return name
 
 
-def _object(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InvalidInput(f"{where} must be a JSON object.")
-    return value
-
-
-def _known(value: Mapping[str, Any], allowed: Collection[str], where: str) -> None:
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise InvalidInput(f"{where} has unknown settings: {', '.join(unknown)}.")
-
-
-def _flag(value: Mapping[str, Any], key: str, where: str) -> bool:
-    flag = value.get(key, False)
-    if not isinstance(flag, bool):
-        raise InvalidInput(f"{where}.{key} must be true or false.")
-    return flag
-
-
-def _choice(value: Any, enum: type[E], where: str) -> E:
-    try:
-        return enum(value)
-    except ValueError:
-        allowed = ", ".join(member.value for member in enum)
-        raise InvalidInput(f"{where} must be one of: {allowed}.") from None
-
-
-def _choices(value: Any, enum: type[E], where: str) -> frozenset[E]:
-    if not isinstance(value, list):
-        raise InvalidInput(f"{where} must be a list.")
-    return frozenset(_choice(item, enum, where) for item in value)
+def _kinds(listed: list[Kind] | None) -> frozenset[Kind]:
+    return ALL_KINDS if listed is None else frozenset(listed)

@@ -47,7 +47,7 @@ def new_candidate_id() -> CandidateId:
 
 def person_id(text: str) -> PersonId:
     """Validate a person id given by a host or a user (letters, digits, . _ @ -; at most 64)."""
-    if not _PERSON_ID.match(text):
+    if not _PERSON_ID.fullmatch(text):  # fullmatch: `$` alone lets a final newline in
         from engram.model.errors import InvalidInput
 
         raise InvalidInput(

@@ -12,8 +12,19 @@ from engram.store.store import Store
 
 
 def set_agent(store: Store, name: str, data: Any, actor: str) -> AgentConfig:
-    """Check and save an agent's configuration; returns it normalised."""
-    config = AgentConfig.from_json(name, data)
+    """Check and save an agent's configuration given as Python data; returns it normalised."""
+    return _save(store, AgentConfig.from_json(name, data), actor)
+
+
+def set_agent_from_file(
+    store: Store, name: str, text: str | bytes, actor: str, where: str
+) -> AgentConfig:
+    """Check and save a configuration file's text (strict: model.wire); `where` names the
+    file in a refusal."""
+    return _save(store, AgentConfig.from_text(name, text, where), actor)
+
+
+def _save(store: Store, config: AgentConfig, actor: str) -> AgentConfig:
     with store.write() as txn:
         agent_configs.put(txn.conn, config, store.now_micros(), actor)
     return config

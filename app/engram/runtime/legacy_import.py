@@ -4,19 +4,24 @@ Such a file is prompt text someone once wrote, not a serialization of typed note
 no person isolation, provenance, scope or lifecycle. So nothing in it becomes a note by
 itself. Each statement (a list item or a paragraph line) becomes one pending candidate,
 private to the person, with a guessed kind a reviewer can see; headings, code and blank
-lines are skipped. The whole file is one write: all of it or none of it.
+lines are skipped. Each statement is checked (`Statement`: a length, no control
+characters) and a refusal names its line. The whole file is one write: all of it or none
+of it.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationError, field_validator
 
 from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
 from engram.model.errors import InvalidInput
 from engram.model.events import NewEvent
 from engram.model.ids import CandidateId, PersonId
 from engram.model.scope import Kind, Scope
+from engram.model.wire import StrictModel, describe
 from engram.runtime.note_writes import NoteDraft, suggestion
 from engram.store import journal
 from engram.store.store import Store
@@ -30,14 +35,32 @@ _KIND_HINTS = (
     (r"\b(answer|reply|respond|tone|language|style|format|call (me|them))\b", Kind.STYLE),
     (r"\b(todo|to do|remind|follow up|pending|needs? to|owes?)\b", Kind.OPEN_THREAD),
 )
+# C0 controls but tab, and DEL: a text file holds none of them (a NUL says "binary").
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def statements(markdown: str) -> list[str]:
-    """The statements of a legacy memory file, in order, without markdown decoration."""
-    found: list[str] = []
+class Statement(StrictModel):
+    """One statement of a legacy file, as it will be offered for review."""
+
+    line: int = Field(ge=1)
+    statement: Annotated[str, Field(min_length=1, max_length=MAX_PROPOSAL_CHARS)]
+
+    @field_validator("statement")
+    @classmethod
+    def _plain_text(cls, text: str) -> str:
+        if _CONTROL.search(text):
+            raise ValueError("the statement holds control characters (is this a text file?)")
+        return text
+
+
+def statements(markdown: str) -> list[Statement]:
+    """The statements of a legacy memory file, in order, without markdown decoration, each
+    checked (Statement) and named by its line number when refused. Lines end at line feeds
+    only: a U+2028 inside a statement does not split it."""
+    found: list[Statement] = []
     fenced = False
-    for raw in markdown.splitlines():
-        line = raw.strip()
+    for number, raw in enumerate(markdown.split("\n"), start=1):
+        line = raw.removesuffix("\r").strip()
         if line.startswith("```"):
             fenced = not fenced
             continue
@@ -46,8 +69,12 @@ def statements(markdown: str) -> list[str]:
         item = _ITEM.match(line)
         text = (item.group(1) if item else line).strip()
         text = re.sub(r"[*_`]{1,3}([^*_`]+)[*_`]{1,3}", r"\1", text).strip()
-        if text:
-            found.append(" ".join(text.split()))
+        if not text:
+            continue
+        try:
+            found.append(Statement(line=number, statement=" ".join(text.split())))
+        except ValidationError as error:
+            raise InvalidInput(f"Line {number}: {describe(error)}; nothing was imported.") from None
     return found
 
 
@@ -70,15 +97,10 @@ def import_legacy(
         raise InvalidInput("The file holds no statements to import.")
     if len(found) > MAX_STATEMENTS:
         raise InvalidInput(f"The file holds more than {MAX_STATEMENTS} statements; split it.")
-    for number, text in enumerate(found, start=1):
-        if len(text) > MAX_PROPOSAL_CHARS:
-            raise InvalidInput(
-                f"Statement {number} is longer than {MAX_PROPOSAL_CHARS} characters; "
-                "shorten or split it. Nothing was imported."
-            )
     events: list[NewEvent] = []
     made: list[tuple[CandidateId, str, Kind]] = []
-    for text in found:
+    for statement in found:
+        text = statement.statement
         kind = guess_kind(text)
         # nobody said it in a conversation: marked ambiguous, so a person always decides
         candidate, event = suggestion(

@@ -10,8 +10,10 @@ One JSON object per line:
 
 A "conversation" line starts a conversation; the turns and tool calls after it belong to
 it. "surface", "incognito", "agent" and "status" are optional. Blank lines are skipped.
-Every line is checked before anything is written, and everything is written in one
-transaction: a malformed line names its number and nothing is imported.
+Each line is checked against its declared model (`model.wire`): strict types, no unknown
+fields, bounded nesting and numbers. Every line is checked before anything is written, and
+everything is written in one transaction: a bad line is named by its number, in one
+sentence, and nothing is imported. Lines end at line feeds only.
 """
 
 from __future__ import annotations
@@ -21,11 +23,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engram.model.conversation import EntryKind, Surface, TurnStatus
+from engram.model.agents import AGENT_NAME
+from engram.model.conversation import EntryKind, Surface
 from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, PersonId, new_call_id, new_turn_id, person_id
 from engram.model.progress import Progress
-from engram.runtime.conversations import MAX_TURN_CHARS
+from engram.model.wire import (
+    TRANSCRIPT_LINE,
+    ConversationLine,
+    ToolLine,
+    TurnLine,
+    WireError,
+    parse_json,
+)
 from engram.store import conversation_log, journal
 from engram.store.store import Store
 
@@ -45,17 +55,28 @@ def _fail(number: int, message: str) -> InvalidInput:
     return InvalidInput(f"Line {number}: {message}; nothing was imported.")
 
 
-def _text(record: dict[str, Any], key: str, number: int) -> str:
-    value = record.get(key)
-    if not isinstance(value, str) or not value:
-        raise _fail(number, f"{key!r} must be a non-empty string")
-    if len(value) > MAX_TURN_CHARS:
-        raise _fail(number, f"{key!r} is longer than {MAX_TURN_CHARS:,} characters")
-    return value
+def split_lines(text: str) -> list[str]:
+    """The file's lines: split at line feeds only (a CR before one is dropped), so a U+2028
+    or U+2029 inside a JSON string stays inside its line, as JSON allows."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _conversation(line: ConversationLine, number: int) -> _Conversation:
+    try:
+        participants = [person_id(p) for p in line.participants]
+    except InvalidInput as error:
+        raise _fail(number, str(error).rstrip(".")) from None
+    if line.agent is not None and not AGENT_NAME.fullmatch(line.agent):
+        raise _fail(number, f"{line.agent!r} is not an agent name (letters, digits and . _ : -)")
+    return _Conversation(participants, line.surface, line.incognito, line.agent)
 
 
 def parse(lines: Iterable[str]) -> list[_Conversation]:
-    """Check every line; InvalidInput names the first bad one."""
+    """Check every line against its declared shape (model.wire); InvalidInput names the
+    first bad one by number. Nothing is coerced: "false" is not false."""
     conversations: list[_Conversation] = []
     for number, line in enumerate(lines, start=1):
         if number > MAX_LINES:
@@ -63,60 +84,36 @@ def parse(lines: Iterable[str]) -> list[_Conversation]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise _fail(number, f"not valid JSON ({error.msg})") from None
-        if not isinstance(record, dict):
-            raise _fail(number, "each line must be a JSON object")
-        kind = record.get("type")
-        if kind == "conversation":
-            people = record.get("participants")
-            if not isinstance(people, list) or not people:
-                raise _fail(number, "'participants' must be a non-empty list of person ids")
-            try:
-                participants = [person_id(str(p)) for p in people]
-                surface = Surface(record.get("surface", "chat"))
-            except (InvalidInput, ValueError) as error:
-                raise _fail(number, str(error).rstrip(".")) from None
-            conversations.append(
-                _Conversation(
-                    participants, surface, bool(record.get("incognito", False)), record.get("agent")
-                )
-            )
+            record = parse_json(TRANSCRIPT_LINE, line)
+        except WireError as error:
+            raise _fail(number, str(error)) from None
+        if isinstance(record, ConversationLine):
+            conversations.append(_conversation(record, number))
             continue
         if not conversations:
             raise _fail(number, "a 'conversation' line must come first")
         current = conversations[-1]
-        if kind == "turn":
-            role = record.get("role")
-            if role not in ("user", "assistant"):
-                raise _fail(number, "'role' must be user or assistant")
-            author = _text(record, "author", number)
-            if role == "user" and author not in current.participants:
-                raise _fail(number, f"{author!r} is not a participant of this conversation")
-            status = record.get("status", TurnStatus.COMMITTED.value)
-            if status not in {s.value for s in TurnStatus}:
-                raise _fail(number, f"{status!r} is not a turn status")
+        if isinstance(record, TurnLine):
+            if record.role == "user" and record.author not in current.participants:
+                raise _fail(number, f"{record.author!r} is not a participant of this conversation")
             current.items.append(
                 {
-                    "kind": role,
-                    "author": author,
-                    "status": status,
-                    "text": _text(record, "text", number),
+                    "kind": record.role,
+                    "author": record.author,
+                    "status": record.status.value,
+                    "text": record.text,
                 }
             )
-        elif kind == "tool":
-            args = record.get("args", {})
+        elif isinstance(record, ToolLine):
+            args = record.args
             current.items.append(
                 {
                     "kind": "tool",
-                    "name": _text(record, "name", number),
+                    "name": record.name,
                     "args": args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
-                    "result": _text(record, "result", number),
+                    "result": record.result,
                 }
             )
-        else:
-            raise _fail(number, "'type' must be conversation, turn or tool")
     if not conversations:
         raise InvalidInput("The file holds no conversation; nothing was imported.")
     return conversations
