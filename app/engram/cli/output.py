@@ -10,8 +10,14 @@ from typing import Any
 
 
 def emit_json(value: Any) -> None:
-    """Print one JSON document."""
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    """Print one JSON document (\\u escapes for what the terminal cannot encode, such as
+    an argument's undecodable bytes quoted back in an error)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, indent=2, ensure_ascii=True, sort_keys=False)
+    sys.stdout.write(text + "\n")
 
 
 def emit_error(message: str, as_json: bool) -> None:

@@ -68,6 +68,14 @@ class PatternQuery:
 
 def compile_query(query: str) -> PatternQuery:
     """The query ready to search with; InvalidInput (one sentence) for a pattern refused."""
+    if not query.isascii():
+        try:
+            query.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: neither literal text nor RE2 input
+            raise InvalidInput(
+                "The pattern holds characters that are not valid Unicode; search for "
+                "something else."
+            ) from None
     if not _SPECIAL.intersection(query):
         return PatternQuery(query, None)  # a regular expression would match just the literal
     options = re2.Options()

@@ -123,8 +123,11 @@ def suggestion(
     if contradicts:
         body["contradicts"] = contradicts
     origin = cause.conversation if cause else None
+    # ensure_ascii=False: the store's seam must see the text itself, not \u escapes that
+    # would smuggle a lone surrogate past its Unicode check (issue 9, item 10)
     sealed = json.dumps(
-        {"text": check_text(draft.text), "sensitive": sensitive, "ambiguous": ambiguous}
+        {"text": check_text(draft.text), "sensitive": sensitive, "ambiguous": ambiguous},
+        ensure_ascii=False,
     )
     return candidate, NewEvent(E.CANDIDATE_SUGGESTED, actor, body, cause, sealed, origin)
 
