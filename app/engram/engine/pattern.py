@@ -78,6 +78,8 @@ def compile_query(query: str) -> PatternQuery:
             ) from None
     if not _SPECIAL.intersection(query):
         return PatternQuery(query, None)  # a regular expression would match just the literal
+    if uses_backtracking(query):  # before RE2: it would read \10 as an octal escape
+        raise InvalidInput(UNSUPPORTED)
     options = re2.Options()
     options.max_mem = MAX_PATTERN_MEMORY
     options.log_errors = False
@@ -85,7 +87,7 @@ def compile_query(query: str) -> PatternQuery:
         compiled = re2.compile(query, options)
     except re2.error as error:
         detail = error.args[0] if error.args else b""
-        refuse_unsupported(query, detail.decode() if isinstance(detail, bytes) else str(detail))
+        refuse_too_large(query, detail.decode() if isinstance(detail, bytes) else str(detail))
         return PatternQuery(query, None)
     finally:
         # re2.compile keeps its last 128 patterns, each up to max_mem; drop them so memory
@@ -96,12 +98,10 @@ def compile_query(query: str) -> PatternQuery:
     return PatternQuery(query, compiled)
 
 
-def refuse_unsupported(query: str, reason: str) -> None:
-    """Given why RE2 would not compile the query: refuse a feature it lacks or a pattern too
-    large; for anything else the query is not a regular expression (it is searched for as
-    literal text), and this returns."""
-    if uses_backtracking(query):
-        raise InvalidInput(UNSUPPORTED)
+def refuse_too_large(query: str, reason: str) -> None:
+    """Given why RE2 would not compile the query: refuse a pattern too large; for anything
+    else the query is not a regular expression (it is searched for as literal text), and
+    this returns."""
     if reason.startswith("pattern too large"):
         raise InvalidInput(TOO_LARGE)
     if reason.startswith("invalid repetition size"):

@@ -21,10 +21,12 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from engram.engine.recall import LIMIT_TOO_LOW
 from engram.model.errors import EngramError, InvalidInput
+from engram.model.wire import check_shape
 
 IGNORED_ARGUMENTS = frozenset(
     {"conversation", "conversation_id", "person", "person_id", "user", "scope", "audience"}
 )
+NOT_AN_OBJECT = "Tool arguments must be a JSON object."
 LIMIT_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 25, "description": "5 by default"}
 _TYPE_WORDS = {
     "string": "text",
@@ -141,17 +143,28 @@ def run_tool(
 ) -> dict[str, Any]:
     """Parse the arguments (a JSON object), drop the ignored ones, check the rest against
     the tool's schema, run the call; any refusal comes back as {"error": one sentence}."""
+    args = _arguments(arguments)
+    if args is None:
+        return {"error": NOT_AN_OBJECT}
     try:
-        if not isinstance(arguments, str | Mapping):
-            raise InvalidInput("Tool arguments must be a JSON object.")
-        args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-        if not isinstance(args, dict):
-            raise InvalidInput("Tool arguments must be a JSON object.")
         kept = {k: v for k, v in args.items() if k not in IGNORED_ARGUMENTS}
         if spec is not None:
             spec.check(kept)
         return call(kept)
-    except json.JSONDecodeError:
-        return {"error": "Tool arguments must be a JSON object."}
     except EngramError as error:
         return {"error": str(error)}
+
+
+def _arguments(arguments: object) -> dict[str, Any] | None:
+    """The arguments as a dict, or None. Given as JSON text, they are checked for depth and
+    number sizes before parsing (model.wire), as any text from outside is."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if not isinstance(arguments, str):
+        return None
+    try:
+        check_shape(arguments)
+        parsed = json.loads(arguments)
+    except (ValueError, RecursionError):  # bad JSON, too deep, numbers too long
+        return None
+    return parsed if isinstance(parsed, dict) else None
