@@ -89,11 +89,16 @@ def _value(good: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return _sometimes(good, JSON)
 
 
-def _record(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[dict[str, Any]]:
-    """Some of the fields, each maybe wrong, sometimes with an unknown one."""
+def _record(
+    fields: dict[str, st.SearchStrategy[Any]], required: tuple[str, ...] = ()
+) -> st.SearchStrategy[dict[str, Any]]:
+    """The required fields (mostly) and some others, each maybe wrong, sometimes with an
+    unknown one."""
     known = st.fixed_dictionaries(
-        {}, optional={name: _value(good) for name, good in fields.items()}
+        {name: _value(fields[name]) for name in required},
+        optional={name: _value(good) for name, good in fields.items() if name not in required},
     )
+    known = _sometimes(known, known.map(lambda r: dict(list(r.items())[1:])))
     unknown = st.fixed_dictionaries({"colour": JSON})
     return st.tuples(known, _sometimes(st.just({}), unknown)).map(lambda p: {**p[0], **p[1]})
 
@@ -133,7 +138,8 @@ CONVERSATION_LINE = _record(
         "surface": st.sampled_from(["chat", "channel", "task", "schedule"]),
         "incognito": st.booleans(),
         "agent": st.sampled_from(["helper", "quiet.v2"]),
-    }
+    },
+    ("participants",),
 ).map(lambda r: {"type": "conversation", **r})
 TURN_LINE = _record(
     {
@@ -141,11 +147,13 @@ TURN_LINE = _record(
         "author": NAMES,
         "text": TEXT.filter(bool),
         "status": st.sampled_from(["committed", "failed", "cancelled", "awaiting_user"]),
-    }
+    },
+    ("role", "author", "text"),
 ).map(lambda r: {"type": "turn", **r})
 TOOL_LINE = _record(
     {"name": st.just("weather"), "args": st.dictionaries(TEXT, JSON, max_size=3),
-     "result": TEXT.filter(bool)}
+     "result": TEXT.filter(bool)},
+    ("name", "result"),
 ).map(lambda r: {"type": "tool", **r})  # fmt: skip
 LINES = st.tuples(
     CONVERSATION_LINE,

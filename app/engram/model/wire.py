@@ -213,13 +213,14 @@ def describe(error: ValidationError, noun: str = "field") -> str:
     if kind == "extra_forbidden":
         parent = loc[:-1]
         extra = sorted(
-            str(named[-1])
+            _shown(str(named[-1]))
             for p in problems
             if p["type"] == kind and (named := _named(p["loc"]))[:-1] == parent
         )
+        listed = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
         if not parent:
-            return f"unknown {noun}s: {', '.join(extra)}"
-        return f"{_path(parent)} has unknown {noun}s: {', '.join(extra)}"
+            return f"unknown {noun}s: {listed}"
+        return f"{_path(parent)} has unknown {noun}s: {listed}"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         return f"'type' must be {_choices(LINE_TYPES)}"
     if not loc and kind in ("model_type", "model_attributes_type", "dict_type"):
@@ -252,6 +253,18 @@ _EXPECTATIONS = {
     "string_too_short": "must not be empty",
     "too_short": "must not be empty",
 }
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+
+
+def _shown(name: str) -> str:
+    """A name from the input as a message may quote it: plain, or escaped and cut short
+    (it may hold a line break or anything else)."""
+    if _PLAIN_NAME.fullmatch(name):
+        return name
+    quoted = ascii(name)
+    return quoted if len(quoted) <= 42 else quoted[:40] + "…'"
 
 
 def _named(loc: Sequence[int | str]) -> tuple[int | str, ...]:
