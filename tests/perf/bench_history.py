@@ -16,8 +16,10 @@ Part 1 — conversation_find (relevance) over one 10,000-turn conversation (--qu
   its best round; the verdict compares medians over the questions.
   Target: history.find <= 1.0x FTS5.
   Reported beside it: the search step alone (MessageIndex.find_relevant), the first call
-  after opening (reads, decrypts and indexes the whole log), and appending one turn
-  followed by a find (reads, decrypts and indexes just that turn).
+  after opening (reads, decrypts and indexes the whole log), appending one turn
+  followed by a find (reads, decrypts and indexes just that turn), and pattern mode (H2,
+  RE2 on a worker thread under its time budget): the question's longest word as literal
+  text, and as a case-insensitive regular expression.
 
 Part 2 — person-wide search over 500,000 messages (--quick: 50,000). The messages are the
   LoCoMo texts cycled, each with a counter word appended ("n123456") so no two are equal,
@@ -280,6 +282,10 @@ def part_conversation(
             "tool": lambda q: history.find(store, conversation, q, "relevance", FIND_LIMIT),
             "step": lambda q: index.find_relevant(q, FIND_LIMIT),
             "fts5": lambda q: fts_find(db, q),
+            "literal": lambda q: history.find(store, conversation, longest_word(q), "pattern"),
+            "regex": lambda q: history.find(
+                store, conversation, rf"(?i)\b{longest_word(q)}\w*", "pattern"
+            ),
         },
         queries,
         rounds,
@@ -289,6 +295,8 @@ def part_conversation(
         timed.row("tool", "history.find (whole tool call, warm)"),
         timed.row("step", "MessageIndex.find_relevant (search step)"),
         timed.row("fts5", "FTS5 bm25, LIMIT 5"),
+        timed.row("literal", "history.find pattern: the longest word (literal)"),
+        timed.row("regex", r"history.find pattern: (?i)\bWORD\w* (RE2)"),
     ]
     print(table(["per question", "questions", "median", "mean", "p90", "max"], rows))
     print(
@@ -312,6 +320,11 @@ def part_conversation(
             "LoCoMo questions",
         ),
     ]
+
+
+def longest_word(question: str) -> str:
+    """The question's longest word: a pattern-mode query that is plain text."""
+    return max(_TOKEN.findall(question), key=len)
 
 
 def cold_find(store: Store, conversation: ConversationId, query: str) -> None:
