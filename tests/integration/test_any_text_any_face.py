@@ -5,23 +5,20 @@ can break `export` or `candidates list/get --json` afterwards."""
 
 from __future__ import annotations
 
-import io
 import json
-import threading
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from engram.api.server import make_server
+from engram.api.app import build_app
 from engram.control.notes import add_note
 from engram.control.session import PersonSession
-from engram.mcp import server as mcp
+from engram.mcp import tools as mcp
 from engram.model.errors import InvalidInput
 from engram.model.events import EventType
 from engram.model.ids import PersonId
@@ -115,53 +112,39 @@ def test_issue9_item10_the_store_seam_refuses_a_lone_surrogate_before_escaping(
 
 @pytest.fixture
 def faces(store: Store, store_path: Path) -> Iterator[dict[str, Any]]:
-    """One store reached through MCP (in process, JSON lines as a client sends them) and
-    HTTP (a real socket); the CLI fixture reaches the same file."""
+    """One store reached through the MCP tools (as the SDK's server hands them what a
+    client sent) and the HTTP app (through a client nobody here wrote); the CLI fixture
+    reaches the same file."""
     set_agent(store, "helper", {"memory": {"tools": {"remember": True, "update": True}}}, "ops")
     conversation = start_conversation(store, [ANA], agent="helper").id
     note = add_note(PersonSession(store, ANA, ANA), "Plays the cello.", Kind.FACT, Scope.DIRECT)
     _, key = api_keys.create_key(store, "backend", "ops")
-    server = make_server(store, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    bound = mcp.bind(store, "ana", conversation, None, None)
-    yield {
-        "bound": bound,
-        "conversation": conversation,
-        "note": note,
-        "http": f"http://127.0.0.1:{server.server_address[1]}",
-        "key": key,
-    }
-    server.shutdown()
-    server.server_close()
+    with TestClient(build_app(store)) as http:
+        yield {
+            "bound": mcp.bind(store, "ana", conversation, None, None),
+            "conversation": conversation,
+            "note": note,
+            "http": http,
+            "key": key,
+        }
 
 
 def _mcp(bound: mcp.Bound, name: str, **arguments: Any) -> dict[str, Any]:
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    message["params"] = {"name": name, "arguments": arguments}  # type: ignore[assignment]
-    out = io.StringIO()
-    mcp.serve(bound, [json.dumps(message)], out)  # ASCII JSON: surrogates travel as \ud800
-    reply = json.loads(out.getvalue())
-    assert "error" not in reply, reply
-    result: dict[str, Any] = reply["result"]["structuredContent"]
-    return result
+    return mcp.call(bound, name, arguments)
 
 
 def _http(faces: dict[str, Any], method: str, path: str, body: Any) -> tuple[int, Any]:
-    request = urllib.request.Request(
-        faces["http"] + "/v1/memory/agents/helper/memory" + path,
-        json.dumps(body).encode(),
-        {
+    answer = faces["http"].request(
+        method,
+        "/v1/memory/agents/helper/memory" + path,
+        content=json.dumps(body).encode(),  # ASCII JSON: a surrogate travels as \ud800
+        headers={
             "Authorization": f"Bearer {faces['key']}",
             "X-Engram-External-User-Id": "ana",
             "Content-Type": "application/json",
         },
-        method=method,
     )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
+    return answer.status_code, answer.json()
 
 
 def _check(

@@ -12,12 +12,12 @@ runs 5,000 inputs.
 
 from __future__ import annotations
 
-import http.client
 import io
 import json
 import logging
 import os
-import threading
+import subprocess
+import sys
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from engram.api.server import make_server
+from engram.api.app import build_app
 from engram.cli.main import main as cli_main
 from engram.control.notes import add_note
 from engram.control.persons import ensure_person
 from engram.control.session import PersonSession
-from engram.mcp import server as mcp
 from engram.model.errors import EngramError
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
@@ -403,31 +403,55 @@ MESSAGES = st.fixed_dictionaries(
 )
 
 
-def test_issue9_fuzzed_mcp_messages(fuzz_store: Store, bugs: _Bugs) -> None:
+def test_issue9_fuzzed_mcp_messages(fuzz_store: Store, fuzz_path: Path) -> None:
+    """Every fuzzed line goes to a real `engram mcp` over stdio (the SDK's server), after a
+    proper handshake; the process must answer them all without a traceback or a crash."""
     conversation = start_conversation(fuzz_store, [ANA], agent="helper").id
     append_turn(fuzz_store, conversation, role="user", author=ANA, text="I like green tea.")
-    bound = mcp.bind(fuzz_store, "ana", conversation, None, None)
-    tally = Tally(bugs)
-
-    def exchange(line: str) -> str | None:
-        out = io.StringIO()
-        mcp.serve(bound, [line], out)
-        for reply in out.getvalue().splitlines():
-            parsed = json.loads(reply)
-            for answer in parsed if isinstance(parsed, list) else [parsed]:
-                said = _mcp_refusal(answer)
-                if said is not None:
-                    return said
-        return None
+    lines: list[str] = []
 
     @_examples(150, 1_500)
     @given(message=st.one_of(MESSAGES, st.lists(MESSAGES, max_size=3), JSON), data=st.data())
-    def fuzz(message: Any, data: st.DataObject) -> None:
-        line = _serialised(message, data).replace("\n", " ")
-        tally.run(lambda: exchange(line))
+    def collect(message: Any, data: st.DataObject) -> None:
+        lines.append(_serialised(message, data).replace("\n", " "))
 
-    fuzz()
-    tally.check("MCP messages")
+    collect()
+    handshake = [
+        {"jsonrpc": "2.0", "id": "hello", "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "fuzz", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]  # fmt: skip
+    last = {"jsonrpc": "2.0", "id": "still-there", "method": "ping"}
+    sent = "\n".join([*map(json.dumps, handshake), *lines, json.dumps(last)]) + "\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "engram", "mcp", "--store", str(fuzz_path), "--passphrase-env",
+         "ENGRAM_TEST_PASSPHRASE", "--person", "ana", "--conversation", conversation],
+        # Lone surrogates go as "?": a line of bytes that are not UTF-8 inside a JSON string
+        # ends the SDK's stdio session today (reported; the faces own it).
+        input=sent.encode("utf-8", "replace"),
+        capture_output=True,
+        env={**os.environ, "ENGRAM_TEST_PASSPHRASE": PASSPHRASE},
+        timeout=1_200,
+        check=False,
+    )  # fmt: skip
+    replies = [json.loads(line) for line in done.stdout.decode().splitlines() if line.strip()]
+    answers = [a for r in replies for a in (r if isinstance(r, list) else [r])]
+    refusals = [said for a in answers if (said := _mcp_refusal(a)) is not None]
+    stderr = done.stderr.decode("utf-8", "replace")
+    figures = {
+        "inputs": len(lines),
+        "answers": len(answers),
+        "refusals": len(refusals),
+        "tracebacks": stderr.count("Traceback"),
+        "exit": done.returncode,
+        "top refusals": dict(Counter(" ".join(r.split()[:4]) for r in refusals).most_common(3)),
+    }
+    print("\nfuzzed MCP messages:", json.dumps(figures))
+    assert done.returncode == 0 and "Traceback" not in stderr, stderr[-3_000:]
+    assert answers and answers[0].get("id") == "hello"
+    assert answers[-1].get("id") == "still-there"  # the session outlived every fuzzed line
+    assert [r for r in refusals if not _one_sentence(r)] == []
 
 
 def _mcp_refusal(answer: dict[str, Any]) -> str | None:
@@ -471,20 +495,17 @@ BODIES = _record(
 
 
 @pytest.fixture(scope="module")
-def http_face(fuzz_store: Store) -> Iterator[tuple[int, str]]:
+def http_face(fuzz_store: Store) -> Iterator[tuple[TestClient, str]]:
     _, key = api_keys.create_key(fuzz_store, "fuzz", "ops")
     ensure_person(fuzz_store, ANA)
-    server = make_server(fuzz_store, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1], key
-    server.shutdown()
-    server.server_close()
+    with TestClient(build_app(fuzz_store)) as client:  # server exceptions raise here
+        yield client, key
 
 
 def test_issue9_fuzzed_http_requests(
-    fuzz_store: Store, http_face: tuple[int, str], bugs: _Bugs
+    fuzz_store: Store, http_face: tuple[TestClient, str], bugs: _Bugs
 ) -> None:
-    port, key = http_face
+    client, key = http_face
     tally = Tally(bugs)
     session = PersonSession(fuzz_store, ANA, ANA)
     ids = {
@@ -493,22 +514,17 @@ def test_issue9_fuzzed_http_requests(
     }
 
     def request(method: str, path: str, body: bytes, person: str) -> str | None:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        try:
-            connection.request(
-                method,
-                "/v1/memory/agents/helper/memory" + path,
-                body=body,
-                headers={
-                    "Authorization": f"Bearer {key}",
-                    "X-Engram-External-User-Id": person,
-                    "Content-Type": "application/json",
-                },
-            )
-            response = connection.getresponse()
-            status, answer = response.status, json.loads(response.read())
-        finally:
-            connection.close()
+        response = client.request(
+            method,
+            "/v1/memory/agents/helper/memory" + path,
+            content=body,
+            headers={
+                "Authorization": f"Bearer {key}",
+                "X-Engram-External-User-Id": person,
+                "Content-Type": "application/json",
+            },
+        )
+        status, answer = response.status_code, response.json()
         if status >= 500:
             raise AssertionError(f"HTTP {status}: {answer}")
         return None if status < 400 else str(answer["error"])
