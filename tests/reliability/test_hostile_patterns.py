@@ -218,7 +218,9 @@ def test_issue9_item1_hostile_patterns_under_a_memory_cap(
     assert all(r["settled"] for r in reports)
 
 
-CLI_PATTERNS = list(CORPUS) if FULL else ["(?:a{65535}){65535}", "(a+)+$", "(approx"]
+# "(.*a){20}" times out on the long runs of "a": the process must still end with exit 1
+# (it once aborted, tearing down the RE2 call still running).
+CLI_PATTERNS = list(CORPUS) if FULL else ["(?:a{65535}){65535}", "(a+)+$", "(approx", "(.*a){20}"]
 
 
 def test_issue9_item1_the_cli_answers_hostile_patterns_in_one_sentence_under_a_cap(

@@ -4,6 +4,8 @@ linear time, bounded memory, refusals in one sentence, and a budget that holds."
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
 
 import pytest
@@ -119,3 +121,25 @@ def test_issue9_item1_a_search_behind_a_refused_one_says_so() -> None:
         pattern_search.find([Message("t1", 1, "tea")], "tea", None, 0.05)
     assert pattern_search.settle(3)
     assert pattern_search.find([Message("t1", 1, "tea")], "tea", None, 1.0).matches
+
+
+def test_issue9_item1_a_process_that_exits_right_after_a_refusal_ends_cleanly() -> None:
+    """The refused search's RE2 call is still running when the process exits: the exit
+    waits for it instead of tearing the thread down inside it (which aborted the CLI)."""
+    code = (
+        "import random\n"
+        "from engram.engine.history_search import Message\n"
+        "from engram.model.errors import InvalidInput\n"
+        "from engram.runtime import pattern_search\n"
+        "rng = random.Random(9)\n"
+        "text = ''.join(rng.choice('ab') for _ in range(50_000))\n"
+        "try:\n"
+        "    pattern_search.find([Message('t', 0, text)], '(?:[ab]{0,100}a){10}c', None, 0.05)\n"
+        "except InvalidInput as refused:\n"
+        "    print(refused)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "takes too long" in done.stdout and done.stderr == ""

@@ -6,7 +6,8 @@ DFA gives way to its NFA, and RE2 cannot be interrupted. So the search runs on a
 thread (RE2 lets go of the GIL while it matches) and the caller waits at most the budget:
 past it, the answer is a refusal in one sentence and the worker stops at its next
 message. One search runs at a time per process, so a refusal leaves at most one RE2 call
-finishing in the background, never a pile of them.
+finishing in the background, never a pile of them; a process that exits meanwhile waits
+for that call (a few seconds at most) rather than abort.
 """
 
 from __future__ import annotations
@@ -93,7 +94,10 @@ def within(budget_s: float, job: Callable[[threading.Event], T]) -> T:
             finally:
                 done.set()
 
-    threading.Thread(target=work, name="engram-pattern-search", daemon=True).start()
+    # Not a daemon: a process that exits right after a refusal waits for the RE2 call still
+    # running (linear, so bounded) instead of tearing the thread down inside it, which
+    # aborts the process ("terminate called without an active exception").
+    threading.Thread(target=work, name="engram-pattern-search", daemon=False).start()
     if not done.wait(budget_s):
         stop.set()
         raise InvalidInput(too_slow(budget_s) if began.is_set() else BUSY)
