@@ -33,8 +33,9 @@ fi
 # Running: the libraries Qt's xcb/Wayland platforms load.
 run_packages=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
 # Testing only: the PostgreSQL server the integration tests start a throwaway cluster of,
-# and the validators the desktop-entry and AppStream tests run.
-test_packages=(postgresql desktop-file-utils appstream)
+# the validators the desktop-entry and AppStream tests run, and poppler's pdftotext and
+# pdftoppm, which read back the access report the inspector writes.
+test_packages=(postgresql desktop-file-utils appstream poppler-utils)
 # Screenshots only (ENGRAM_WITH_XVFB=1): a virtual display and the xcb platform's libraries.
 xvfb_packages=(xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0
                libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 fonts-dejavu-core)

@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from engram.engine.fold import apply_event, reopenings
+from engram.engine.undo import UNDOABLE, CannotUndo, undo_body
 from engram.engine.unscoped import unscoped_notes
 from engram.model.events import Cause, Event, EventType
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
@@ -33,6 +34,8 @@ OPS = [
     "digest",
     "remove_dup",
     "delete_conversation",
+    "undo",
+    "undo",
 ]
 
 
@@ -66,6 +69,13 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
             events.append(_apply(memory, EventType.CONVERSATION_DELETED, body, at, cause))
             events += _undo_contradictions(memory, closed, at, cause)
             continue
+        if op == "undo":
+            undo = _undo(memory, events, f"n_{next_id + 1}")
+            if undo is not None:
+                next_id += 1
+                events.append(_apply(memory, EventType.UNDONE, undo, at, cause))
+                continue
+            op = "add"
         if op == "add" or not active:
             next_id += 1
             body = {
@@ -140,6 +150,17 @@ def _undo_contradictions(
     """The `reopened` events a deleting write appends (engine.fold.reopenings)."""
     undo = reopenings(memory, deleted, memory.deleted_conversations, "person", cause)
     return [_apply(memory, new.type, dict(new.body), at, cause) for new in undo]
+
+
+def _undo(memory: PersonMemory, events: list[Event], new_note: str) -> dict[str, Any] | None:
+    """The body that undoes the newest change that can still be undone, if any."""
+    for event in reversed(events):
+        if event.type in UNDOABLE:
+            try:
+                return undo_body(event, memory.unscoped_note, NoteId(new_note))
+            except CannotUndo:
+                continue
+    return None
 
 
 def _active(memory: PersonMemory) -> list[str]:

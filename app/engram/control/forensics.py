@@ -51,8 +51,22 @@ def _describe(event: Event) -> str:
             return f"note {body['note']} reopened: {body['after']}, which contradicted it, went"
         case EventType.ITEM_USED:
             return f"{len(body['notes'])} notes used via {body.get('via', 'assembly')}"
+        case EventType.UNDONE:
+            return _describe_undo(body)
         case _:
             return event.type.value.replace("_", " ")
+
+
+def _describe_undo(body: Any) -> str:
+    undid = f"undid event {body['undoes']}"
+    match body["action"]:
+        case "edit":
+            closed = f"note {body['note']} closed"
+            return f"{undid} (an edit): {closed}, {body['restored']} restored as {body['new']}"
+        case "rescope":
+            return f"{undid} (a change of scope): note {body['note']} back to {body['scope']}"
+        case _:
+            return f"{undid} (a deletion): note {body['restored']} restored as {body['new']}"
 
 
 def audit_log(session: PersonSession, *, limit: int | None = None) -> list[dict[str, Any]]:

@@ -165,17 +165,22 @@ def candidate_note_events(
 
 
 def _newest_version(txn: WriteTxn, session: PersonSession, note_id: NoteId) -> Note | None:
-    """The active note `note_id` became through a person's corrections (the same fact, new
-    words), or None if it was closed any other way."""
+    """The active note `note_id` became through a person's corrections and undos (the same
+    fact, new words), or None if it was closed any other way."""
     note = projection.unscoped_note(txn.conn, session.person, note_id)
     while (
         note is not None
         and note.closure is not None
-        and note.closure.type is E.CORRECTED
+        and note.closure.type in (E.CORRECTED, E.UNDONE)
         and note.superseded_by
     ):
         note = projection.unscoped_note(txn.conn, session.person, note.superseded_by)
     return note if note is not None and note.is_active else None
+
+
+def note_in(txn: WriteTxn, session: PersonSession, note_id: NoteId) -> Note | None:
+    """One of this person's notes read inside the caller's write (None if unknown, C1)."""
+    return projection.unscoped_note(txn.conn, session.person, note_id)
 
 
 def get_note(session: PersonSession, note_id: str) -> Note:

@@ -305,6 +305,59 @@ def reopenings(
     return events
 
 
+def _on_undone(target: FoldTarget, event: Event) -> None:
+    # Undo (engine.undo): a new event restores what was there; nothing earlier is rewritten.
+    body = event.body
+    if body["action"] == "rescope":
+        note = _need_open(target, body["note"], event)
+        scope = Scope(body["scope"])
+        change = Change(event.seq, event.at, event.type, event.actor, f"{note.scope} -> {scope}")
+        target.put_note(dataclasses.replace(note, scope=scope, changes=(*note.changes, change)))
+        return
+    restored = _need(target, body["restored"], event)
+    new_id = NoteId(body["new"])
+    if target.unscoped_note(new_id) is not None:
+        raise FoldError(f"event {event.seq} re-adds note {new_id}")
+    if body["action"] == "edit":
+        current = _need_open(target, body["note"], event)
+        if restored.superseded_by != current.id:
+            raise FoldError(
+                f"event {event.seq} restores {restored.id}, which {current.id} did not edit"
+            )
+        sources = current.sources
+        closed = _close(current, event, NoteStatus.CORRECTED, new_id)
+        target.put_note(dataclasses.replace(closed, superseded_by=new_id))
+        replaced = current.id
+    elif body["action"] == "delete":
+        if restored.status is not NoteStatus.DELETED or restored.superseded_by is not None:
+            raise FoldError(f"event {event.seq} restores {restored.id}, which is not deleted")
+        sources = restored.sources
+        target.put_note(dataclasses.replace(restored, superseded_by=new_id))
+        replaced = restored.id
+    else:
+        raise FoldError(f"event {event.seq} undoes an unknown action {body['action']!r}")
+    target.put_note(
+        Note(
+            id=new_id,
+            person=event.person,
+            kind=restored.kind,
+            scope=restored.scope,
+            durability=restored.durability,
+            # The restored version reads the very payload it restores: no text is copied, and
+            # it dies with that payload's conversation (C4).
+            text_seq=restored.text_seq,
+            initial_confidence_bp=restored.initial_confidence_bp,
+            valid_from=event.at,
+            created_seq=event.seq,
+            actor=event.actor,
+            topic=restored.topic,
+            origin=restored.origin,
+            sources=sources,
+            supersedes=replaced,
+        )
+    )
+
+
 def _on_digest_line(target: FoldTarget, event: Event) -> None:
     conversation = event.body.get("conversation")
     target.add_digest(
@@ -409,4 +462,5 @@ _HANDLERS: dict[EventType, Any] = {
     EventType.CANDIDATE_APPLIED: _on_candidate_applied,
     EventType.EXTRACTION_CHECKPOINT: _on_checkpoint,
     EventType.ITEM_USED: _on_item_used,
+    EventType.UNDONE: _on_undone,
 }

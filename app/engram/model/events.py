@@ -38,6 +38,7 @@ class EventType(StrEnum):
     ITEM_USED = "item_used"
     PERSON_CREATED = "person_created"
     REOPENED = "reopened"  # a contradiction undone: the newer note was deleted
+    UNDONE = "undone"
 
 
 # Events whose sealed payload is the text of a note they create.

@@ -187,7 +187,7 @@ def append(
     return committed
 
 
-_NOTE_KEYS = ("note", "old", "new", "into")
+_NOTE_KEYS = ("note", "old", "new", "into", "restored")
 _NOTE_LISTS = ("merged", "closed", "trimmed", "notes")
 
 
@@ -268,6 +268,37 @@ def event_at(conn: Connection, person: PersonId, seq: int) -> Event | None:
     """One event of a person's journal (clear parts), or None."""
     row = conn.execute(select(J).where(J.c.person == person, J.c.seq == seq)).first()
     return _event(row) if row else None
+
+
+def last_event_by(
+    conn: Connection, person: PersonId, actor: str, types: Iterable[EventType], after_seq: int = 0
+) -> Event | None:
+    """The newest event of these types that `actor` appended after `after_seq`, or None."""
+    query = select(J).where(
+        J.c.person == person,
+        J.c.seq > after_seq,
+        J.c.actor == actor,
+        J.c.type.in_([t.value for t in types]),
+    )
+    row = conn.execute(query.order_by(J.c.seq.desc()).limit(1)).first()
+    return _event(row) if row else None
+
+
+def events_caused_by(
+    conn: Connection,
+    person: PersonId,
+    conversation: ConversationId,
+    turns: Sequence[TurnId],
+    types: Iterable[EventType],
+) -> list[Event]:
+    """A person's events of these types caused by some turns of a conversation, in order."""
+    query = select(J).where(
+        J.c.person == person,
+        J.c.cause_conversation == conversation,
+        J.c.cause_turn.in_(list(turns)),
+        J.c.type.in_([t.value for t in types]),
+    )
+    return [_event(row) for row in conn.execute(query.order_by(J.c.seq))]
 
 
 def events_of_types(

@@ -1,0 +1,140 @@
+"""Undo: the actor's own last edit, change of scope or deletion, reversed by a new event.
+
+What "last" means. An inspector session starts when it opens a person; `session_start`
+gives the journal head at that moment. The change that can be undone is the newest change
+*this actor* made to this person's notes after it — an edit, a change of scope, a deletion
+or an undo. If that newest change is itself an undo, there is nothing left to undo: undo
+goes back one step, once (no redo, no stack). Changes by anyone else (the runtime, the
+extractor, another staff member, the person themself when staff are acting) never count.
+
+History is never rewritten: the undo is one `undone` journal event (engine.undo), appended
+through the same write path as every change, so the audit log shows both steps. If the
+note changed since (a restatement, another edit, its conversation deleted), the undo
+refuses in one sentence rather than overwrite the later change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engram.control import notes as memory_control
+from engram.control.session import PersonSession
+from engram.engine.undo import ACTION_NAMES, UNDOABLE, CannotUndo, undo_body
+from engram.model.clock import iso
+from engram.model.errors import NotAllowed, NotFound, StateConflict
+from engram.model.events import EventType as E
+from engram.model.events import NewEvent
+from engram.model.ids import NoteId, new_note_id
+from engram.store import journal
+
+_CHANGES = (*UNDOABLE, E.UNDONE)
+_EXCERPT = 48
+
+
+@dataclass(frozen=True, slots=True)
+class UndoableChange:
+    """The change an undo would reverse: what it was, on which note, with the note's text."""
+
+    seq: int
+    action: str  # "edit" | "rescope" | "delete"
+    note: NoteId  # the note as the change left it (an edit's new version)
+    at: datetime
+    text: str | None
+
+    @property
+    def label(self) -> str:
+        """What a menu says: Undo edit of “Prefers short answers.”."""
+        text = self.text or "a note whose text is gone"
+        if len(text) > _EXCERPT:
+            text = text[: _EXCERPT - 1] + "…"
+        return f"Undo {ACTION_NAMES[self.action]} of “{text}”"
+
+    def to_json(self) -> dict[str, Any]:
+        """As a face prints it."""
+        return {
+            "event": self.seq,
+            "action": self.action,
+            "note": self.note,
+            "at": iso(self.at),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """The outcome of an undo: which change it reversed and the note that now holds."""
+
+    undid: int
+    seq: int
+    action: str
+    note: NoteId
+
+
+def session_start(session: PersonSession) -> int:
+    """The journal head now: the changes after it belong to the session starting now."""
+    with session.store.read() as conn:
+        return journal.head_seq(conn, session.person)
+
+
+def last_change(session: PersonSession, since_seq: int = 0) -> UndoableChange | None:
+    """The actor's own newest change after `since_seq`, if it is one an undo can reverse.
+
+    None when the actor changed nothing since, or when their newest change was an undo.
+    Whether the note changed since is checked by `undo`, which says why it refuses.
+    """
+    store, person = session.store, session.person
+    with store.read() as conn:
+        change = journal.last_event_by(conn, person, session.actor, _CHANGES, since_seq)
+    if change is None or change.type is E.UNDONE:
+        return None
+    note_id = NoteId(str(change.body["note"]))
+    notes = memory_control.notes_by_ids(session, [note_id])
+    text = memory_control.texts_of(session, notes).get(note_id) if notes else None
+    return UndoableChange(change.seq, UNDOABLE[change.type], note_id, change.at, text)
+
+
+def undo(session: PersonSession, change_seq: int, since_seq: int = 0) -> Undone:
+    """Reverse the actor's last change (event `change_seq`) with one new journal event.
+
+    Refuses, writing nothing, when the change is not the actor's, is not their last since
+    `since_seq`, was already undone, or its note changed since.
+    """
+    store, person = session.store, session.person
+    with store.write() as txn:
+        journal.lock(txn, person)  # what we check below cannot change before we append
+        change = journal.event_at(txn.conn, person, change_seq)
+        if change is None or change.type not in UNDOABLE:
+            raise NotFound(f"There is no edit, change of scope or deletion {change_seq} to undo.")
+        if change.actor != session.actor:
+            raise NotAllowed(
+                f"That change was made by {change.actor}; you can undo only your own changes."
+            )
+        if change.seq <= since_seq:
+            raise NotAllowed("Only a change made in this session can be undone.")
+        newer = journal.last_event_by(txn.conn, person, session.actor, _CHANGES, change.seq)
+        if newer is not None:
+            if newer.type is E.UNDONE and newer.body.get("undoes") == change.seq:
+                raise StateConflict("That change was already undone.")
+            raise StateConflict(
+                "You changed something after that; only your last change can be undone."
+            )
+        try:
+            body = undo_body(
+                change, lambda i: memory_control.note_in(txn, session, i), new_note_id()
+            )
+        except CannotUndo as refusal:
+            raise StateConflict(str(refusal)) from None
+        if "restored" in body:
+            restored = memory_control.note_in(txn, session, NoteId(body["restored"]))
+            assert restored is not None  # undo_body looked it up
+            text = journal.texts(store, txn.conn, person, [restored.text_seq])
+            if text.get(restored.text_seq) is None:
+                raise StateConflict(
+                    "The text it would bring back is gone (its conversation was deleted); "
+                    "nothing was undone."
+                )
+        committed = journal.append(store, txn, person, [NewEvent(E.UNDONE, session.actor, body)])
+    holds = NoteId(str(body.get("new") or body["note"]))
+    return Undone(change.seq, committed[0].seq, str(body["action"]), holds)

@@ -1,0 +1,91 @@
+"""Undo of an edit, a change of scope or a deletion: the event that restores what was there.
+
+History is never rewritten. Undoing appends one `undone` event; the fold then
+- for a change of scope, sets the note's scope back (the note keeps its id);
+- for an edit, closes the new version and opens a restored version that carries the old
+  version's text (the same sealed payload, so C4 still holds: it dies with its conversation);
+- for a deletion, opens a restored version of the deleted note; the deleted interval stays
+  closed, so time travel shows the gap.
+
+`undo_body` decides, from the change and the notes as they stand now, whether the change can
+still be undone; if the note changed since, it refuses in one sentence rather than clobber.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engram.model.events import Event, EventType
+from engram.model.ids import NoteId
+from engram.model.notes import Note, NoteStatus
+from engram.model.scope import Scope
+
+# The changes a person can undo, and what the inspector calls them.
+UNDOABLE = {
+    EventType.CORRECTED: "edit",
+    EventType.SCOPE_CHANGED: "rescope",
+    EventType.DELETED: "delete",
+}
+ACTION_NAMES = {"edit": "edit", "rescope": "change of scope", "delete": "deletion"}
+
+NoteLookup = Callable[[NoteId], Note | None]
+
+
+class CannotUndo(ValueError):
+    """A change that cannot be undone any more; the message is one sentence for the user."""
+
+
+def _changed_since(what: str) -> CannotUndo:
+    return CannotUndo(
+        f"The note changed after that {what}, so undoing it would overwrite a later change; "
+        "nothing was undone."
+    )
+
+
+def scope_before(note: Note, seq: int) -> Scope:
+    """The scope a note had before the scope change made by event `seq`."""
+    for change in note.changes:
+        if change.seq == seq and change.type is EventType.SCOPE_CHANGED:
+            before, _, _ = change.detail.partition(" -> ")
+            return Scope(before)
+    raise CannotUndo(f"Event {seq} did not change this note's scope; nothing was undone.")
+
+
+def undo_body(change: Event, lookup: NoteLookup, new_note: NoteId) -> dict[str, Any]:
+    """The body of the `undone` event that reverses `change`, or CannotUndo.
+
+    `new_note` is the id a restored version gets (edits and deletions only).
+    """
+    action = UNDOABLE.get(change.type)
+    if action is None:
+        raise CannotUndo("Only an edit, a change of scope or a deletion can be undone.")
+    name = ACTION_NAMES[action]
+    body: dict[str, Any] = {"undoes": change.seq, "action": action}
+    if action == "edit":
+        current = lookup(NoteId(str(change.body["note"])))
+        old = lookup(NoteId(str(change.body["old"])))
+        if current is None or old is None:
+            raise CannotUndo("The note that edit made is gone; nothing was undone.")
+        if current.closure is not None and current.closure.type is EventType.UNDONE:
+            raise CannotUndo("That edit was already undone.")
+        if not current.is_active or current.changes:
+            raise _changed_since(name)
+        return {**body, "note": current.id, "restored": old.id, "new": new_note}
+    note = lookup(NoteId(str(change.body["note"])))
+    if note is None:
+        raise CannotUndo("The note is gone; nothing was undone.")
+    if action == "rescope":
+        later = [c for c in note.changes if c.seq > change.seq]
+        if any(c.type is EventType.UNDONE for c in later):
+            raise CannotUndo("That change of scope was already undone.")
+        if not note.is_active or later:
+            raise _changed_since(name)
+        return {**body, "note": note.id, "scope": scope_before(note, change.seq).value}
+    if note.superseded_by is not None:
+        raise CannotUndo("That deletion was already undone.")
+    if note.status is not NoteStatus.DELETED or note.closure is None:
+        raise _changed_since(name)
+    if note.closure.seq != change.seq:
+        raise _changed_since(name)
+    return {**body, "restored": note.id, "new": new_note}

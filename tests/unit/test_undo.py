@@ -1,0 +1,263 @@
+"""Issue 8 item 18: undo of the actor's last edit, change of scope or deletion (C2, C4, C5).
+
+An undo is one new `undone` journal event; nothing earlier is rewritten, the audit log shows
+both steps, replay (verify) reproduces it, and a note that changed since is never clobbered.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from hypothesis import given, settings
+from sqlalchemy import select
+
+from engram.control import notes, undo
+from engram.control.conversations import delete_conversation
+from engram.control.forensics import audit_log
+from engram.control.session import PersonSession
+from engram.engine.fold import FoldError, fold
+from engram.engine.unscoped import unscoped_notes
+from engram.model.errors import NotAllowed, StateConflict
+from engram.model.events import Event, EventType
+from engram.model.ids import NoteId, PersonId
+from engram.model.notes import NoteStatus, PersonMemory
+from engram.model.scope import Kind, Scope
+from engram.runtime.conversations import append_turn, start_conversation
+from engram.runtime.note_writes import NoteDraft, learn_note, restate
+from engram.store import schema
+from engram.store.store import Store
+from engram.store.verify import verify
+from tests.conftest import START
+from tests.journals import PERSON, journals
+
+ANA = PersonId("ana")
+
+
+@pytest.fixture
+def ana(store: Store) -> PersonSession:
+    start_conversation(store, [ANA])
+    return PersonSession.open(store, ANA)
+
+
+def _journal_rows(store: Store) -> list[tuple[object, ...]]:
+    J = schema.journal
+    with store.read() as conn:
+        return [
+            tuple(r) for r in conn.execute(select(J).where(J.c.person == ANA).order_by(J.c.seq))
+        ]
+
+
+def _texts(session: PersonSession) -> list[str | None]:
+    return [v.text for v in notes.list_notes(session)]
+
+
+def test_issue8_item18_undo_edit_restores_the_old_text_as_a_new_version(
+    store: Store, ana: PersonSession
+) -> None:
+    note = notes.add_note(ana, "Prefers short answers.", Kind.PREFERENCE, Scope.DIRECT)
+    start = undo.session_start(ana)
+    edited = notes.edit_note(ana, note, text="Prefers long answers.", scope=Scope.PORTABLE)
+    before = _journal_rows(store)
+
+    change = undo.last_change(ana, start)
+    assert change is not None and change.action == "edit" and change.note == edited
+    assert change.label == "Undo edit of “Prefers long answers.”"
+    done = undo.undo(ana, change.seq, start)
+
+    [restored] = notes.list_notes(ana)
+    assert done.note == restored.note.id and restored.note.id not in (note, edited)
+    assert restored.text == "Prefers short answers." and restored.note.scope is Scope.DIRECT
+    assert restored.note.supersedes == edited
+    closed = notes.get_note(ana, edited)
+    assert closed.status is NoteStatus.CORRECTED and closed.closure is not None
+    assert closed.closure.type is EventType.UNDONE and closed.superseded_by == done.note
+    # History is never rewritten: every earlier row is byte-identical, one event was added.
+    after = _journal_rows(store)
+    assert after[: len(before)] == before and len(after) == len(before) + 1
+    # The audit log shows both steps; the lineage shows all three versions.
+    actions = [row["action"] for row in audit_log(ana)[-2:]]
+    assert actions[0] == f"note {note} corrected as {edited}"
+    assert actions[1].startswith(f"undid event {change.seq} (an edit)")
+    versions = notes.show_note(ana, done.note)["versions"]
+    assert [v["id"] for v in versions] == [note, edited, done.note]
+    assert verify(store).ok
+
+
+def test_issue8_item18_undo_rescope_sets_the_scope_back_on_the_same_note(
+    store: Store, ana: PersonSession
+) -> None:
+    note = notes.add_note(ana, "Has a dog.", Kind.FACT, Scope.UNSPECIFIED)
+    start = undo.session_start(ana)
+    notes.edit_note(ana, note, scope=Scope.PORTABLE)
+    change = undo.last_change(ana, start)
+    assert change is not None and change.action == "rescope"
+    done = undo.undo(ana, change.seq, start)
+    held = notes.get_note(ana, note)
+    assert done.note == note and held.scope is Scope.UNSPECIFIED and held.is_active
+    assert [(c.type, c.detail) for c in held.changes] == [
+        (EventType.SCOPE_CHANGED, "unspecified -> portable"),
+        (EventType.UNDONE, "portable -> unspecified"),
+    ]
+    assert audit_log(ana)[-1]["action"].endswith(f"note {note} back to unspecified")
+    assert verify(store).ok
+
+
+def test_issue8_item18_undo_delete_reopens_a_new_interval_and_keeps_the_gap(
+    store: Store, ana: PersonSession
+) -> None:
+    note = notes.add_note(ana, "Allergic to penicillin.", Kind.FACT, Scope.DIRECT)
+    start = undo.session_start(ana)
+    notes.delete_note(ana, note, reason="Oops")
+    change = undo.last_change(ana, start)
+    assert change is not None and change.action == "delete"
+    assert change.text == "Allergic to penicillin."
+    done = undo.undo(ana, change.seq, start)
+
+    [back] = notes.list_notes(ana)
+    assert back.text == "Allergic to penicillin." and back.note.id == done.note != note
+    deleted = notes.get_note(ana, note)
+    assert deleted.status is NoteStatus.DELETED and deleted.superseded_by == done.note
+    assert deleted.valid_to is not None
+    # C2 and time travel: between the deletion and its undo the note was not there.
+    gap = deleted.valid_to + timedelta(microseconds=1)
+    if gap < back.note.valid_from:
+        assert notes.list_notes(ana, as_of=gap) == []
+    assert [v.text for v in notes.list_notes(ana, as_of=back.note.valid_from)] == [
+        "Allergic to penicillin."
+    ]
+    assert verify(store).ok
+
+
+def test_issue8_item18_last_means_this_actors_own_last_change_in_this_session(
+    store: Store, ana: PersonSession
+) -> None:
+    first = notes.add_note(ana, "One.", Kind.FACT, Scope.DIRECT)
+    notes.delete_note(ana, first)  # before the session: never undoable in it
+    start = undo.session_start(ana)
+    assert undo.last_change(ana, start) is None
+    mine = notes.add_note(ana, "Two.", Kind.FACT, Scope.DIRECT)
+    notes.edit_note(ana, mine, scope=Scope.PORTABLE)
+    staff = PersonSession(store, ANA, "staff:dana")
+    other = notes.add_note(staff, "Three.", Kind.FACT, Scope.DIRECT)
+    notes.delete_note(staff, other)  # someone else's change does not count for ana
+    change = undo.last_change(ana, start)
+    assert change is not None and change.action == "rescope" and change.note == mine
+    staff_change = undo.last_change(staff, start)
+    assert staff_change is not None
+    with pytest.raises(NotAllowed, match="made by staff:dana; you can undo only your own"):
+        undo.undo(ana, staff_change.seq, start)
+    with pytest.raises(NotAllowed, match="in this session"):
+        undo.undo(ana, 3, start)  # ana's deletion before the session
+    undo.undo(ana, change.seq, start)
+    # An undo is the actor's last change now: nothing more to undo, and no undoing twice.
+    assert undo.last_change(ana, start) is None
+    with pytest.raises(StateConflict, match="already undone"):
+        undo.undo(ana, change.seq, start)
+
+
+def test_issue8_item18_a_note_changed_since_is_never_clobbered(
+    store: Store, ana: PersonSession
+) -> None:
+    conversation = start_conversation(store, [ANA]).id
+    turn = append_turn(store, conversation, role="user", author=ANA, text="I have a cat.")
+    learned = learn_note(
+        store, ANA, NoteDraft("Has a cat.", Kind.FACT, Scope.DIRECT), conversation, turn
+    )
+    start = undo.session_start(ana)
+    edited = notes.edit_note(ana, learned, text="Has two cats.")
+    restate(store, ANA, edited, conversation, turn)  # the runtime heard it again meanwhile
+    change = undo.last_change(ana, start)
+    assert change is not None
+    before = _journal_rows(store)
+    with pytest.raises(StateConflict, match=r"changed after that edit.*nothing was undone"):
+        undo.undo(ana, change.seq, start)
+    assert _journal_rows(store) == before  # nothing half-written
+    assert _texts(ana) == ["Has two cats."]
+    # Only the last change can be undone: a newer change of the actor's hides an older one.
+    notes.edit_note(ana, edited, scope=Scope.PORTABLE)
+    with pytest.raises(StateConflict, match="only your last change"):
+        undo.undo(ana, change.seq, start)
+
+
+def test_issue8_item18_C4_a_restored_version_dies_with_its_conversation(
+    store: Store, ana: PersonSession
+) -> None:
+    conversation = start_conversation(store, [ANA]).id
+    turn = append_turn(store, conversation, role="user", author=ANA, text="I live in Lyon.")
+    learned = learn_note(
+        store, ANA, NoteDraft("Lives in Lyon.", Kind.FACT, Scope.DIRECT), conversation, turn
+    )
+    start = undo.session_start(ana)
+    notes.edit_note(ana, learned, text="Lives in Paris.")
+    change = undo.last_change(ana, start)
+    assert change is not None
+    done = undo.undo(ana, change.seq, start)
+    restored = notes.get_note(ana, done.note)
+    assert restored.origin == conversation and _texts(ana) == ["Lives in Lyon."]
+    delete_conversation(ana, conversation)
+    assert notes.get_note(ana, done.note).status is NoteStatus.DELETED
+    assert [v.text for v in notes.list_notes(ana, include_closed=True)] == [
+        None,
+        "Lives in Paris.",
+        None,
+    ]
+    assert verify(store).ok
+
+
+def test_issue8_item18_undo_of_a_deletion_whose_text_is_gone_refuses(
+    store: Store, ana: PersonSession
+) -> None:
+    conversation = start_conversation(store, [ANA]).id
+    turn = append_turn(store, conversation, role="user", author=ANA, text="I'm in Rome.")
+    learned = learn_note(
+        store, ANA, NoteDraft("Is in Rome.", Kind.FACT, Scope.DIRECT), conversation, turn
+    )
+    start = undo.session_start(ana)
+    notes.delete_note(ana, learned)
+    change = undo.last_change(ana, start)
+    staff = PersonSession(store, ANA, "staff:dana")
+    delete_conversation(staff, conversation)
+    assert change is not None
+    with pytest.raises(StateConflict, match="text it would bring back is gone"):
+        undo.undo(ana, change.seq, start)
+
+
+def test_issue8_item18_fold_refuses_an_undo_that_does_not_follow() -> None:
+    added = {
+        "note": "n_1",
+        "kind": "fact",
+        "scope": "direct",
+        "durability": "lasting",
+        "confidence_bp": 5000,
+    }
+    events = [
+        Event(PERSON, 1, START, "x", EventType.NOTE_ADDED, added),
+        Event(
+            PERSON,
+            2,
+            START,
+            "x",
+            EventType.UNDONE,
+            {"undoes": 1, "action": "delete", "restored": "n_1", "new": "n_2"},
+        ),
+    ]
+    with pytest.raises(FoldError, match="not deleted"):
+        fold(events, PersonMemory(PERSON))
+
+
+@settings(max_examples=120, deadline=None)
+@given(journal=journals())
+def test_issue8_item18_F5_undo_replays_deterministically_in_any_chunking(
+    journal: list[Event],
+) -> None:
+    whole = fold(journal, PersonMemory(PERSON))
+    halves = fold(
+        journal[len(journal) // 2 :], fold(journal[: len(journal) // 2], PersonMemory(PERSON))
+    )
+    assert halves == whole == fold(journal, PersonMemory(PERSON))
+    # A restored version always reads the text of the version it restores.
+    for note in unscoped_notes(whole):
+        if note.created_seq != note.text_seq:
+            restored = [n for n in unscoped_notes(whole) if n.text_seq == note.text_seq]
+            assert restored[0].created_seq == note.text_seq and restored[0].id != NoteId(note.id)
