@@ -3,8 +3,9 @@
 Three people over six weeks: private and shared conversations, notes of every kind and
 scope, a restatement from a second conversation (confidence rises), a contradiction, a
 person's correction, a deletion with a reason, a transient note, an incognito conversation
-that teaches nothing, staff acting under their own id, usage from real turn assembly, and a
-deleted conversation whose notes close.
+that teaches nothing, staff acting under their own id, the blocks real turns got (in a
+private and in a shared conversation) in the usage ledger, and a deleted conversation
+whose notes close.
 """
 
 from __future__ import annotations
@@ -59,6 +60,19 @@ class _Script:
                 conversations.append_turn(self.store, info.id, role=role, author=author, text=text)
             )
         return info.id, ids
+
+    def answer(
+        self, person: PersonId, conversation: ConversationId, turn: TurnId, text: str
+    ) -> TurnId:
+        """The helper answers a turn with memory: the block it got goes into the ledger."""
+        self.later(seconds=5)
+        context.assemble_turn(
+            self.store, context.Attribution(person, conversation, turn), record_usage=True
+        )
+        self.later(seconds=25)
+        return conversations.append_turn(
+            self.store, conversation, role="assistant", author="helper", text=text
+        )
 
     def learn(
         self,
@@ -188,9 +202,19 @@ def _play(s: _Script) -> None:
         [
             (SAM, "Maya, are you leading the community garden project this spring?"),
             (MAYA, "Yes, I lead it. I still owe you the budget draft, Sam."),
-            ("helper", "I'll note the budget draft as an open item for Maya."),
-            (SAM, "Great. I prefer email for anything with numbers."),
         ],
+    )
+    # A shared conversation: the block Maya's turn gets withholds her private notes (S2).
+    t3.append(s.answer(MAYA, c3, t3[1], "I'll note the budget draft as an open item for Maya."))
+    s.later(minutes=1)
+    t3.append(
+        conversations.append_turn(
+            store,
+            c3,
+            role="user",
+            author=SAM,
+            text="Great. I prefer email for anything with numbers.",
+        )
     )
     s.learn(
         MAYA,
@@ -363,16 +387,8 @@ def _play(s: _Script) -> None:
 
     s.later(hours=2)
     c8, t8 = s.chat([MAYA], [(MAYA, "What should I cook tonight?")])
-    context.assemble_turn(store, context.Attribution(MAYA, c8, t8[0]), record_usage=True)
     context.recall_turn(store, context.Attribution(MAYA, c8, t8[0]), record_usage=True)
-    s.later(minutes=1)
-    conversations.append_turn(
-        store,
-        c8,
-        role="assistant",
-        author="helper",
-        text="A vegetarian gratin dauphinois — short recipe below.",
-    )
+    s.answer(MAYA, c8, t8[0], "A vegetarian gratin dauphinois — short recipe below.")
 
     s.later(days=1)
     _learning(s)

@@ -63,6 +63,7 @@ class Dropped:
     what: str
     reason: str
     note: NoteId | None = None
+    line: int | None = None  # a digest line's position in the digest handed in
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,7 @@ class AssembledBlock:
     dropped: tuple[Dropped, ...]
     budget: int = BUDGET_CHARS
     notes_readable: bool = True
+    digest_placed: tuple[int, ...] = ()  # positions of the digest lines that went in
 
     @property
     def used(self) -> int:
@@ -172,9 +174,11 @@ def assemble(
     _place_list(out, NOTES_HEADING, notes, "notes", placed, dropped, MAX_NOTES, caveat=NOTES_CAVEAT)
 
     digest_lines = list(digest)
+    digest_placed: list[int] = []
     for index, text in enumerate(digest_lines):
         if index >= MAX_DIGEST_LINES:
-            dropped.append(Dropped("digest line", f"limit of {MAX_DIGEST_LINES} digest lines"))
+            limit = f"limit of {MAX_DIGEST_LINES} digest lines"
+            dropped.append(Dropped("digest line", limit, line=index))
             continue
         heading = [DIGEST_HEADING] if index == 0 or DIGEST_HEADING not in out.lines else []
         line = f"- {text}"
@@ -182,9 +186,10 @@ def assemble(
             for head in heading:
                 out.add(head)
             out.add(line)
+            digest_placed.append(index)
         else:
-            dropped.append(Dropped("digest line", "budget"))
-    return _finish(out, restricted, placed, dropped, budget)
+            dropped.append(Dropped("digest line", "budget", line=index))
+    return _finish(out, restricted, placed, dropped, budget, digest=digest_placed)
 
 
 def without_memory(audience: Audience, budget: int = BUDGET_CHARS) -> AssembledBlock:
@@ -236,10 +241,15 @@ def _finish(
     placed: list[Placed],
     dropped: list[Dropped],
     budget: int,
+    digest: Sequence[int] = (),
 ) -> AssembledBlock:
     lines = list(out.lines)
     if restricted:
         lines.append(PRIVATE_WITHHELD)
     return AssembledBlock(
-        block="\n".join(lines), placed=tuple(placed), dropped=tuple(dropped), budget=budget
+        block="\n".join(lines),
+        placed=tuple(placed),
+        dropped=tuple(dropped),
+        budget=budget,
+        digest_placed=tuple(digest),
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engram.engine.assembly import (
     MAX_DIGEST_LINES,
@@ -63,6 +64,7 @@ class ScopedRead:
     notes: list[TextNote]
     digest: list[str]
     readable: bool
+    digest_seqs: tuple[int, ...] = ()  # the journal events holding `digest`, line for line
 
 
 def _bound(store: Store, attribution: Attribution) -> ConversationInfo:
@@ -101,8 +103,14 @@ def read_scoped(
         log.warning("notes for %s unreadable: %s", person, error)
         return ScopedRead(audience, [], [], readable=False)
     ranked = [TextNote(n, t) for n in notes if (t := texts.get(n.text_seq)) is not None]
-    digest = [t for d in lines if (t := texts.get(d.seq)) is not None]
-    return ScopedRead(audience, ranked, digest, readable=True)
+    readable_lines = [(d.seq, t) for d in lines if (t := texts.get(d.seq)) is not None]
+    return ScopedRead(
+        audience,
+        ranked,
+        [t for _, t in readable_lines],
+        readable=True,
+        digest_seqs=tuple(seq for seq, _ in readable_lines),
+    )
 
 
 def audience_for_turn(store: Store, attribution: Attribution) -> Audience:
@@ -110,18 +118,26 @@ def audience_for_turn(store: Store, attribution: Attribution) -> Audience:
     return audience_of(_bound(store, attribution), attribution.person)
 
 
-def preview_block(store: Store, person: PersonId, audience: Audience) -> AssembledBlock:
-    """The block a turn would get for this audience (the inspector's audience simulator).
-
-    A9: whatever goes wrong while reading or assembling, the turn goes on: the error is
-    logged and the block comes without memory."""
+def _block_and_digest(
+    store: Store, person: PersonId, audience: Audience
+) -> tuple[AssembledBlock, tuple[int, ...]]:
+    """The block for this audience, and the journal events holding the digest lines it was
+    given (so the ledger can name the lines placed). A9: whatever goes wrong while reading
+    or assembling, the turn goes on: the error is logged and the block comes without
+    memory."""
     limits = ((PROFILE_KINDS, PROFILE_CANDIDATES), (OTHER_KINDS, NOTE_CANDIDATES))
     try:
         read = read_scoped(store, person, audience, limits)
-        return assemble(read.notes, read.digest, read.audience, notes_readable=read.readable)
+        block = assemble(read.notes, read.digest, read.audience, notes_readable=read.readable)
+        return block, read.digest_seqs
     except Exception:  # a bug here must not take the turn down (A9)
         log.exception("turn assembly failed for %s; the turn goes on without memory", person)
-        return without_memory(audience)
+        return without_memory(audience), ()
+
+
+def preview_block(store: Store, person: PersonId, audience: Audience) -> AssembledBlock:
+    """The block a turn would get for this audience (the inspector's audience simulator)."""
+    return _block_and_digest(store, person, audience)[0]
 
 
 def preview_recall(
@@ -161,6 +177,38 @@ def record_use(
         journal.append(store, txn, person, [event])
 
 
+def block_record(
+    block: AssembledBlock, audience: Audience, digest_seqs: Sequence[int]
+) -> dict[str, Any]:
+    """The usage ledger's record of the block one turn got (an `item_used` body, clear).
+
+    `notes` (placed, in block order) is what the fold counts as usage; the rest lets the
+    inspector rebuild exactly what the turn saw: each placed note's rank and section, what
+    was dropped and why, the digest lines placed (by the events holding them), the audience
+    and the budget. Ids, numbers and fixed reasons only: no text, so nothing here outlives
+    an erased conversation (C4).
+    """
+    dropped: list[dict[str, Any]] = []
+    for d in block.dropped:
+        entry: dict[str, Any] = {"what": d.what, "reason": d.reason}
+        if d.note is not None:
+            entry["note"] = d.note
+        if d.line is not None:
+            entry["line"] = digest_seqs[d.line]
+        dropped.append(entry)
+    return {
+        "notes": [p.note for p in block.placed],
+        "via": "assembly",
+        "placed": [{"note": p.note, "rank": p.rank, "section": p.section} for p in block.placed],
+        "dropped": dropped,
+        "digest": [digest_seqs[i] for i in block.digest_placed],
+        "audience": audience.kind.value,
+        "budget": block.budget,
+        "used": block.used,
+        "readable": block.notes_readable,
+    }
+
+
 def _cause(attribution: Attribution) -> Cause:
     return Cause(attribution.conversation, attribution.turn)
 
@@ -168,15 +216,19 @@ def _cause(attribution: Attribution) -> Cause:
 def assemble_turn(
     store: Store, attribution: Attribution, *, record_usage: bool = False
 ) -> AssembledBlock:
-    """The system block for a turn (A1-A9). A real turn records usage; a preview does not.
+    """The system block for a turn (A1-A9). A real turn records it in the usage ledger, even
+    when nothing was placed (what it got is then the notice or nothing); a preview does not.
 
     Notes whose use cannot be recorded are not handed out: the block goes without them."""
     audience = audience_for_turn(store, attribution)
-    block = preview_block(store, attribution.person, audience)
+    block, digest_seqs = _block_and_digest(store, attribution.person, audience)
     if record_usage:
-        placed = [p.note for p in block.placed]
+        event = NewEvent(
+            E.ITEM_USED, "runtime", block_record(block, audience, digest_seqs), _cause(attribution)
+        )
         try:
-            record_use(store, attribution.person, placed, "assembly", _cause(attribution))
+            with store.write() as txn:
+                journal.append(store, txn, attribution.person, [event])
         except Exception:  # the turn goes on (A9), but no unaudited note goes into it
             log.exception("usage of %s's notes not recorded; block without memory", attribution)
             return without_memory(audience)
