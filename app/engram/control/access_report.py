@@ -29,6 +29,7 @@ from engram.model.progress import Progress
 from engram.store import conversation_log, erasure, journal, projection
 
 FIRST_WORDS = 80
+SOURCE_WORDS = 40
 
 CLOSED_BY = {
     EventType.CONTRADICTED: "a contradiction",
@@ -138,7 +139,7 @@ def gather(
         memory = projection.load_memory(conn, person, notes=False)
         deletions = list(journal.events_of_types(conn, person, [EventType.CONVERSATION_DELETED]))
         records = {r.get("subject"): r for r in erasure.erasure_records(conn)}
-    started = {c.info.id: c.info.created_at for c in conversations}
+    started = {c.info.id: _label(c) for c in conversations}
     deleted = [
         DeletedConversation(
             ConversationId(e.body["conversation"]),
@@ -192,22 +193,32 @@ def _conversation(session: PersonSession, conn: Any, info: ConversationInfo) -> 
     return ReportConversation(info, first, len(turns), removed)
 
 
+def _label(conversation: ReportConversation) -> tuple[str, str]:
+    """How a note's provenance names a conversation: its date and first words."""
+    started = _date(conversation.info.created_at)
+    words = conversation.first_words or ""
+    if len(words) > SOURCE_WORDS:
+        words = words[: SOURCE_WORDS - 1].rstrip() + "…"
+    return started, f"the conversation of {started}" + (f" (“{words}”)" if words else "")
+
+
 def _note(
     view: NoteView,
     texts: dict[NoteId, str | None],
-    started: dict[ConversationId, datetime],
+    started: dict[ConversationId, tuple[str, str]],
     gone: set[ConversationId],
 ) -> ReportNote:
     note = view.note
     sources = []
     for source in note.sources:
+        said = _date(source.at)
         if source.conversation in started:
-            where = f"conversation of {_date(started[source.conversation])}"
+            date, where = started[source.conversation]
+            sources.append(where if said == date else f"{where}, said again {said}")
         elif source.conversation in gone:
-            where = "a conversation since deleted"
+            sources.append(f"a conversation since deleted, {said}")
         else:
-            where = f"conversation {source.conversation}"
-        sources.append(f"{where}, {_date(source.at)}")
+            sources.append(f"conversation {source.conversation}, {said}")
     if not sources:
         sources.append(f"written by {note.actor}, {_date(note.valid_from)}")
     closed = None
