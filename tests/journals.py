@@ -154,10 +154,16 @@ def _undo_contradictions(
 
 def _undo(memory: PersonMemory, events: list[Event], new_note: str) -> dict[str, Any] | None:
     """The body that undoes the newest change that can still be undone, if any."""
-    for event in reversed(events):
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
         if event.type in UNDOABLE:
+            reopened = []
+            for later in events[index + 1 :]:
+                if later.type is not EventType.REOPENED:
+                    break
+                reopened.append(later)
             try:
-                return undo_body(event, memory.unscoped_note, NoteId(new_note))
+                return undo_body(event, memory.unscoped_note, NoteId(new_note), reopened)
             except CannotUndo:
                 continue
     return None

@@ -24,7 +24,7 @@ from engram.model.ids import NoteId, PersonId
 from engram.model.notes import NoteStatus, PersonMemory
 from engram.model.scope import Kind, Scope
 from engram.runtime.conversations import append_turn, start_conversation
-from engram.runtime.note_writes import NoteDraft, learn_note, restate
+from engram.runtime.note_writes import NoteDraft, contradict, learn_note, restate
 from engram.store import schema
 from engram.store.store import Store
 from engram.store.verify import verify
@@ -261,3 +261,58 @@ def test_issue8_item18_F5_undo_replays_deterministically_in_any_chunking(
         if note.created_seq != note.text_seq:
             restored = [n for n in unscoped_notes(whole) if n.text_seq == note.text_seq]
             assert restored[0].created_seq == note.text_seq and restored[0].id != NoteId(note.id)
+
+
+def test_issue8_item18_undoing_a_deletion_recloses_what_it_brought_back(
+    store: Store, ana: PersonSession
+) -> None:
+    conversation = start_conversation(store, [ANA]).id
+    turn = append_turn(store, conversation, role="user", author=ANA, text="Lyon, then Grenoble.")
+    lyon = learn_note(
+        store, ANA, NoteDraft("Lives in Lyon.", Kind.FACT, Scope.DIRECT), conversation, turn
+    )
+    grenoble = contradict(
+        store,
+        ANA,
+        lyon,
+        NoteDraft("Lives in Grenoble.", Kind.FACT, Scope.DIRECT),
+        conversation,
+        turn,
+    )
+    start = undo.session_start(ana)
+    notes.delete_note(ana, grenoble)  # F1 undone: Lyon holds again
+    assert _texts(ana) == ["Lives in Lyon."]
+    change = undo.last_change(ana, start)
+    assert change is not None and change.action == "delete"
+    done = undo.undo(ana, change.seq, start)
+    assert _texts(ana) == ["Lives in Grenoble."]  # what was there before the deletion
+    back = notes.get_note(ana, lyon)
+    assert back.status is NoteStatus.CONTRADICTED and back.closure is not None
+    assert back.closure.by_note == done.note and back.closure.type is EventType.UNDONE
+    assert verify(store).ok
+
+
+def test_issue8_item18_a_brought_back_note_that_changed_is_not_clobbered(
+    store: Store, ana: PersonSession
+) -> None:
+    conversation = start_conversation(store, [ANA]).id
+    turn = append_turn(store, conversation, role="user", author=ANA, text="Lyon, then Grenoble.")
+    lyon = learn_note(
+        store, ANA, NoteDraft("Lives in Lyon.", Kind.FACT, Scope.DIRECT), conversation, turn
+    )
+    grenoble = contradict(
+        store,
+        ANA,
+        lyon,
+        NoteDraft("Lives in Grenoble.", Kind.FACT, Scope.DIRECT),
+        conversation,
+        turn,
+    )
+    start = undo.session_start(ana)
+    notes.delete_note(ana, grenoble)
+    restate(store, ANA, lyon, conversation, turn)  # Lyon was confirmed again meanwhile
+    change = undo.last_change(ana, start)
+    assert change is not None
+    with pytest.raises(StateConflict, match="brought back has changed since"):
+        undo.undo(ana, change.seq, start)
+    assert _texts(ana) == ["Lives in Lyon."]

@@ -136,7 +136,7 @@ def gather(
         conversations = [_conversation(session, conn, info) for info in infos]
         digest = projection.recent_digest(conn, person, 1 << 30)
         digest_texts = journal.texts(store, conn, person, [d.seq for d in digest])
-        memory = projection.load_memory(conn, person, notes=False)
+        usage_events = projection.usage_count(conn, person)
         deletions = list(journal.events_of_types(conn, person, [EventType.CONVERSATION_DELETED]))
         records = {r.get("subject"): r for r in erasure.erasure_records(conn)}
     started = {c.info.id: _label(c) for c in conversations}
@@ -163,7 +163,7 @@ def gather(
         candidates=candidate_control.list_candidates(session),
         profile=memory_control.profile_document(session),
         digest=[(d.at, digest_texts.get(d.seq)) for d in sorted(digest, key=lambda d: d.seq)],
-        usage_events=sum(len(v) for v in memory.usage.values()),
+        usage_events=usage_events,
         audit=audit_log(session),
         verify_ok=verified.ok and not verified.cancelled,
         verify_entries=verified.entries,

@@ -25,7 +25,7 @@ from engram.engine.undo import ACTION_NAMES, UNDOABLE, CannotUndo, undo_body
 from engram.model.clock import iso
 from engram.model.errors import NotAllowed, NotFound, StateConflict
 from engram.model.events import EventType as E
-from engram.model.events import NewEvent
+from engram.model.events import Event, NewEvent
 from engram.model.ids import NoteId, new_note_id
 from engram.store import journal
 
@@ -120,9 +120,19 @@ def undo(session: PersonSession, change_seq: int, since_seq: int = 0) -> Undone:
             raise StateConflict(
                 "You changed something after that; only your last change can be undone."
             )
+        reopened: list[Event] = []  # what a deletion brought back, in the same batch
+        while (
+            (after := journal.event_at(txn.conn, person, change.seq + len(reopened) + 1))
+            and after.type is E.REOPENED
+            and after.at == change.at
+        ):
+            reopened.append(after)
         try:
             body = undo_body(
-                change, lambda i: memory_control.note_in(txn, session, i), new_note_id()
+                change,
+                lambda i: memory_control.note_in(txn, session, i),
+                new_note_id(),
+                reopened,
             )
         except CannotUndo as refusal:
             raise StateConflict(str(refusal)) from None

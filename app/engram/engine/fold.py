@@ -334,6 +334,10 @@ def _on_undone(target: FoldTarget, event: Event) -> None:
         sources = restored.sources
         target.put_note(dataclasses.replace(restored, superseded_by=new_id))
         replaced = restored.id
+        for back in body.get("recloses", []):
+            # What the deletion brought back is contradicted again, now by the restored note.
+            note = _need_open(target, back, event)
+            target.put_note(_close(note, event, NoteStatus.CONTRADICTED, new_id))
     else:
         raise FoldError(f"event {event.seq} undoes an unknown action {body['action']!r}")
     target.put_note(

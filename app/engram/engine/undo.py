@@ -5,7 +5,8 @@ History is never rewritten. Undoing appends one `undone` event; the fold then
 - for an edit, closes the new version and opens a restored version that carries the old
   version's text (the same sealed payload, so C4 still holds: it dies with its conversation);
 - for a deletion, opens a restored version of the deleted note; the deleted interval stays
-  closed, so time travel shows the gap.
+  closed, so time travel shows the gap. Notes the deletion brought back (it had
+  contradicted them) close again, contradicted by the restored version.
 
 `undo_body` decides, from the change and the notes as they stand now, whether the change can
 still be undone; if the note changed since, it refuses in one sentence rather than clobber.
@@ -13,7 +14,7 @@ still be undone; if the note changed since, it refuses in one sentence rather th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engram.model.events import Event, EventType
@@ -52,10 +53,15 @@ def scope_before(note: Note, seq: int) -> Scope:
     raise CannotUndo(f"Event {seq} did not change this note's scope; nothing was undone.")
 
 
-def undo_body(change: Event, lookup: NoteLookup, new_note: NoteId) -> dict[str, Any]:
+def undo_body(
+    change: Event, lookup: NoteLookup, new_note: NoteId, reopened: Sequence[Event] = ()
+) -> dict[str, Any]:
     """The body of the `undone` event that reverses `change`, or CannotUndo.
 
-    `new_note` is the id a restored version gets (edits and deletions only).
+    `new_note` is the id a restored version gets (edits and deletions only). `reopened` are
+    the `reopened` events written with a deletion (notes the deleted one had contradicted,
+    which came back): undoing the deletion closes them again, contradicted by the restored
+    note, unless they changed since.
     """
     action = UNDOABLE.get(change.type)
     if action is None:
@@ -88,4 +94,23 @@ def undo_body(change: Event, lookup: NoteLookup, new_note: NoteId) -> dict[str, 
         raise _changed_since(name)
     if note.closure.seq != change.seq:
         raise _changed_since(name)
+    recloses = []
+    for event in reopened:
+        if event.type is not EventType.REOPENED or event.body.get("after") != note.id:
+            continue
+        back = lookup(NoteId(str(event.body["note"])))
+        if back is None or not back.is_active or not back.changes:
+            raise _brought_back_changed()
+        if back.changes[-1].seq != event.seq:
+            raise _brought_back_changed()
+        recloses.append(back.id)
+    if recloses:
+        body["recloses"] = recloses
     return {**body, "restored": note.id, "new": new_note}
+
+
+def _brought_back_changed() -> CannotUndo:
+    return CannotUndo(
+        "A note that deletion brought back has changed since, so undoing the deletion would "
+        "overwrite a later change; nothing was undone."
+    )

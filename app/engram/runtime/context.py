@@ -167,12 +167,22 @@ def preview_recall(
 
 
 def record_use(
-    store: Store, person: PersonId, notes: Sequence[str], via: str, cause: Cause | None
+    store: Store,
+    person: PersonId,
+    notes: Sequence[str],
+    via: str,
+    cause: Cause | None,
+    *,
+    block: dict[str, Any] | None = None,
 ) -> None:
-    """The usage audit: these notes went into a turn or a tool's answer, in this order."""
-    if not notes:
+    """The usage audit: these notes went into a turn or a tool's answer, in this order.
+
+    With `block` (block_record's body), the whole block a turn got is recorded, even when
+    no note went into it."""
+    if not notes and block is None:
         return
-    event = NewEvent(E.ITEM_USED, "runtime", {"notes": list(notes), "via": via}, cause)
+    body = block if block is not None else {"notes": list(notes), "via": via}
+    event = NewEvent(E.ITEM_USED, "runtime", body, cause)
     with store.write() as txn:
         journal.append(store, txn, person, [event])
 
@@ -223,12 +233,12 @@ def assemble_turn(
     audience = audience_for_turn(store, attribution)
     block, digest_seqs = _block_and_digest(store, attribution.person, audience)
     if record_usage:
-        event = NewEvent(
-            E.ITEM_USED, "runtime", block_record(block, audience, digest_seqs), _cause(attribution)
-        )
+        record = block_record(block, audience, digest_seqs)
+        placed = [p.note for p in block.placed]
         try:
-            with store.write() as txn:
-                journal.append(store, txn, attribution.person, [event])
+            record_use(
+                store, attribution.person, placed, "assembly", _cause(attribution), block=record
+            )
         except Exception:  # the turn goes on (A9), but no unaudited note goes into it
             log.exception("usage of %s's notes not recorded; block without memory", attribution)
             return without_memory(audience)

@@ -188,7 +188,7 @@ def append(
 
 
 _NOTE_KEYS = ("note", "old", "new", "into", "restored")
-_NOTE_LISTS = ("merged", "closed", "trimmed", "notes")
+_NOTE_LISTS = ("merged", "closed", "trimmed", "notes", "recloses")
 
 
 def _named_notes(new_events: Sequence[NewEvent]) -> list[NoteId]:

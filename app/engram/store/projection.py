@@ -492,6 +492,12 @@ def recent_digest(
     ]
 
 
+def usage_count(conn: Connection, person: PersonId) -> int:
+    """How many uses of a person's notes the ledger holds (one per note per turn or tool)."""
+    U = schema.usage
+    return int(conn.execute(select(func.count()).where(U.c.person == person)).scalar_one())
+
+
 def note_usage(conn: Connection, person: PersonId, note: NoteId) -> list[Usage]:
     """Every recorded use of a note (the injection ledger, per note)."""
     U = schema.usage
