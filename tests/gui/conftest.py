@@ -41,6 +41,7 @@ class FakePrompts:
     informed: list[tuple[str, str]] = field(default_factory=list)
     asked: list[tuple[str, Any]] = field(default_factory=list)
     closed_all: int = 0
+    chosen_note: str | None = None  # the note link clicked in "what did the agent see?"
 
     def edit_text(self, current: str) -> str | None:
         self.asked.append(("edit_text", current))
@@ -74,6 +75,10 @@ class FakePrompts:
 
     def open_path(self) -> str | None:
         return self.path
+
+    def show_turn_sight(self, sight: Any) -> str | None:
+        self.asked.append(("show_turn_sight", sight))
+        return self.chosen_note
 
     def show_report(self, title: str, text: str) -> None:
         self.reports.append((title, text))

@@ -12,15 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engram.control.demo import MAYA
 from engram.control.session import PersonSession
 from engram.gui.access_report import day, save_access_report
+from engram.gui.dialogs import documents_folder
 from engram.gui.tasks import TaskRunner
 from engram.runtime.conversations import conversations_of
 from engram.store.store import Store
 from tests.conftest import PASSPHRASE
-from tests.gui.conftest import SIGNAL_TIMEOUT
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, Modals, unlock
 
 pytestmark = pytest.mark.skipif(
     shutil.which("pdftotext") is None, reason="poppler-utils (bootstrap.sh --for test) is missing"
@@ -65,3 +67,63 @@ def test_item20_the_report_is_written_off_the_ui_thread_owner_only_and_readable(
     assert "maya has not been erased" in text  # the erasure status
     assert "Closed by “Lives in Grenoble.” — a contradiction" in text
     assert "staff:dana" in text  # the audit log names who acted
+
+
+def test_item20_file_menu_asks_where_in_documents_and_says_it_is_not_encrypted(
+    qtbot: Any,
+    real_inspector: Inspector,
+    demo_path: Path,
+    modals: Modals,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    inspector = real_inspector
+    unlock(qtbot, inspector, demo_path)
+    assert inspector.window.report_action.isEnabled()
+    opened: list[tuple[str, str, list[str]]] = []
+    told: list[str] = []
+
+    def save(dialog: QWidget) -> None:
+        assert isinstance(dialog, QFileDialog)
+        opened.append(
+            (dialog.directory().absolutePath(), dialog.windowTitle(), dialog.nameFilters())
+        )
+        dialog.selectFile(str(home / "Documents" / "maya-access-report.pdf"))
+        dialog.accept()
+
+    def read(box: QWidget) -> None:
+        assert isinstance(box, QMessageBox)
+        told.append(box.text())
+        box.accept()
+
+    modals.expect(save)
+    modals.expect(read)
+    saved = inspector.controller.person_actions.report_saved
+    with qtbot.waitSignal(saved, timeout=SIGNAL_TIMEOUT * 3) as got:
+        inspector.window.report_action.trigger()
+    qtbot.waitUntil(lambda: bool(told), timeout=SIGNAL_TIMEOUT)
+    [(folder, title, filters)] = opened
+    assert folder == documents_folder() == str(home / "Documents")
+    assert "not encrypted" in title and filters == ["PDF documents (*.pdf)"]
+    written = Path(got.args[0])
+    assert written == home / "Documents" / "maya-access-report.pdf"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert "not encrypted" in told[0] and str(written) in told[0]
+    text = " ".join(pdf_text(written).split())
+    assert "Is vegetarian." in text and "Verified: all" in text
+    assert modals.unexpected == []
+
+
+def test_item20_a_lock_while_writing_writes_nothing(tmp_path: Path, demo_path: Path) -> None:
+    store = Store.open(str(demo_path), passphrase=PASSPHRASE)
+    try:
+        target = tmp_path / "never.pdf"
+        result = save_access_report(
+            PersonSession(store, MAYA, "staff:test"), str(target), None, lambda: True
+        )
+    finally:
+        store.close()
+    assert result is None and not target.exists() and list(tmp_path.glob("*.part")) == []

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engram.control.access_report import gather, write_private
+from engram.control.access_report import gather
 from engram.control.demo import MAYA, SAM, build_demo
+from engram.control.private_file import write_private
 from engram.control.session import PersonSession
 from engram.model.errors import InvalidInput
 from engram.store import crypto

@@ -8,12 +8,9 @@ erasure status. This gathers the data (Qt-free); the inspector renders it (gui).
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from engram.control import candidates as candidate_control
@@ -22,7 +19,6 @@ from engram.control.forensics import audit_log, verify_store
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
 from engram.model.conversation import ConversationInfo, EntryKind
-from engram.model.errors import InvalidInput
 from engram.model.events import EventType
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.progress import Progress
@@ -228,30 +224,3 @@ def _note(
         closer = f"Closed by “{by}” — {how}" if by else f"Closed by {how}"
         closed = f"{closer}, {_date(note.closure.at)}, by {note.closure.actor}"
     return ReportNote(view, tuple(sources), closed)
-
-
-def write_private(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write a file only its owner can read (0600), whole or not at all, and return it.
-
-    The bytes go to a temporary file created 0600 in the same folder, which then replaces
-    the target, so a failure never leaves half a report and no other user ever sees it.
-    A missing folder is not created.
-    """
-    target = Path(path)
-    folder = target.parent
-    if not folder.is_dir():
-        raise InvalidInput(f"The folder {folder} does not exist; choose another place to save.")
-    fd, temporary = tempfile.mkstemp(prefix=".engram-", suffix=".part", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            os.fchmod(out.fileno(), 0o600)
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
-        raise InvalidInput(
-            f"The file could not be written to {target} ({error.strerror}); nothing was saved."
-        ) from None
-    return target

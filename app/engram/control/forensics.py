@@ -6,19 +6,17 @@ One of the five modules allowed the unscoped accessor (S5): an export must hold 
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from pathlib import Path
 from typing import Any
 
 from engram.control import candidates as candidate_control
 from engram.control import notes as memory_control
+from engram.control.private_file import write_private
 from engram.control.session import PersonSession
 from engram.control.views import conversation_json
 from engram.engine.unscoped import unscoped_notes
 from engram.model.clock import iso
 from engram.model.conversation import EntryKind
-from engram.model.errors import InvalidInput
 from engram.model.events import Event, EventType
 from engram.store import conversation_log, journal, projection
 from engram.store.store import Store
@@ -145,27 +143,9 @@ def export_person(session: PersonSession) -> dict[str, Any]:
 
 def write_export(session: PersonSession, path: str | Path) -> Path:
     """Write `export_person` as JSON to `path`, readable and writable by its owner only
-    (0600). The file is not encrypted. Written whole or not at all: a temporary file in
-    the same folder, then renamed over the target."""
-    target = Path(path)
+    (0600). The file is not encrypted. Written whole or not at all (control.private_file)."""
     text = json.dumps(export_person(session), indent=2, ensure_ascii=False)
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part")
-    try:
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, target)
-        finally:
-            temporary.unlink(missing_ok=True)
-    except OSError as error:
-        raise InvalidInput(
-            f"The export could not be written to {target} ({error.strerror or error}); "
-            "choose another folder. Nothing was written."
-        ) from None
-    return target
+    return write_private(path, text.encode("utf-8"), "export")
 
 
 def verify_store(

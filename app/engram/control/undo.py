@@ -24,8 +24,8 @@ from engram.control.session import PersonSession
 from engram.engine.undo import ACTION_NAMES, UNDOABLE, CannotUndo, undo_body
 from engram.model.clock import iso
 from engram.model.errors import NotAllowed, NotFound, StateConflict
-from engram.model.events import EventType as E
 from engram.model.events import Event, NewEvent
+from engram.model.events import EventType as E
 from engram.model.ids import NoteId, new_note_id
 from engram.store import journal
 

@@ -17,7 +17,8 @@ from typing import Any
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF
 from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter, QTextDocument
 
-from engram.control.access_report import AccessReport, ReportNote, gather, write_private
+from engram.control.access_report import AccessReport, ReportNote, gather
+from engram.control.private_file import write_private
 from engram.control.session import PersonSession
 from engram.gui.theme import SCOPE_MEANING
 from engram.model.notes import NoteStatus
@@ -226,8 +227,15 @@ def save_access_report(
     path: str,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
-) -> Path:
-    """Gather, render and write the report to `path`, owner-only (0600)."""
-    report = gather(session, progress, cancelled)
+) -> Path | None:
+    """Gather, render and write the report to `path`, owner-only (0600). None, with
+    nothing written, when `cancelled` says stop (a lock came meanwhile)."""
+    stop = cancelled or (lambda: False)
+    report = gather(session, progress, stop)
+    if stop():
+        return None
     title = f"What Engram keeps about {report.person}"
-    return write_private(path, pdf_bytes(report_html(report), title))
+    data = pdf_bytes(report_html(report), title)
+    if stop():
+        return None
+    return write_private(path, data, "access report")

@@ -17,6 +17,7 @@ from engram.gui.controllers.people import PeopleController
 from engram.gui.controllers.person_actions import PersonActionsController
 from engram.gui.controllers.store_lock import StoreLockController
 from engram.gui.controllers.timeline import TimelineController
+from engram.gui.controllers.undo import UndoController
 from engram.gui.dialogs import PromptHost, Prompts
 from engram.gui.idle_lock import DEFAULT_MINUTES, IdleLock
 from engram.gui.main_window import MainWindow
@@ -76,6 +77,7 @@ class InspectorController(QObject):
         self.audience = AudienceController(hub)
         self.audit = AuditController(hub)
         self.person_actions = PersonActionsController(hub)
+        self.undo = UndoController(hub, self.notes)
         self._link_panels()
         for name, signal in (
             ("unlocked", self.store_lock.unlocked),
@@ -100,6 +102,7 @@ class InspectorController(QObject):
         w, hub = self.w, self.hub
         w.refresh_action.triggered.connect(hub.reload_requested)
         w.timeline.note_clicked.connect(self.notes.select_note)
+        self.conversations.note_requested.connect(self._show_note)
         self.notes.note_selected.connect(self.timeline.show_selected)
         for turn_link in (
             w.detail.turn_requested,
@@ -110,6 +113,10 @@ class InspectorController(QObject):
             lambda busy: w.busy_label.setText("working…" if busy else "")
         )
         self.tasks.failed.connect(hub.fail)
+
+    def _show_note(self, note: str) -> None:
+        self.w.tabs.setCurrentIndex(0)
+        self.notes.select_note(note)
 
     # ---- what app.py, tests and tools reach for -----------------------------------------
 

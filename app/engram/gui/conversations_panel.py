@@ -25,6 +25,7 @@ from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
 
 CONVERSATION_ROLE = Qt.ItemDataRole.UserRole + 2
 TURN_ROLE = Qt.ItemDataRole.UserRole + 4
+SIGHT_LINK = "sight:"
 
 
 class ConversationsPanel(QWidget):
@@ -36,6 +37,7 @@ class ConversationsPanel(QWidget):
     person_search_requested = Signal(str, str)  # query, mode: across all conversations
     turn_requested = Signal(str, str)  # conversation, turn
     excise_requested = Signal(str, str)  # conversation, call id
+    sight_requested = Signal(str, str)  # conversation, assistant turn: what did it see?
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,6 +169,8 @@ class ConversationsPanel(QWidget):
         conversation = self.current()
         if target.startswith("excise:") and conversation:
             self.excise_requested.emit(conversation, target.removeprefix("excise:"))
+        elif target.startswith(SIGHT_LINK) and conversation:
+            self.sight_requested.emit(conversation, target.removeprefix(SIGHT_LINK))
 
     def show_transcript(self, entries: Sequence[tuple[LogEntry, str | None]]) -> None:
         """Render turns with anchors; scroll to the highlighted turn."""
@@ -197,6 +201,11 @@ class ConversationsPanel(QWidget):
             else:
                 head = e(entry.author or entry.kind.value)
                 body = e(text) if text is not None else "<i>[removed]</i>"
+                if entry.kind is EntryKind.ASSISTANT and entry.ref:
+                    body += (
+                        f"<br><a href='{SIGHT_LINK}{e(entry.ref)}' title='The memory block "
+                        "this turn got, from the usage ledger'>What did the agent see?</a>"
+                    )
             parts.append(
                 f"<a name='{e(entry.ref or '')}'></a>"
                 f"<p style='{style}'><b>{head}</b> "

@@ -31,11 +31,14 @@ from PySide6.QtWidgets import (
 )
 
 from engram.control.session import check_actor
+from engram.control.turn_block import TurnSight
 from engram.gui.theme import SCOPE_MEANING
+from engram.gui.turn_sight_dialog import TurnSightDialog
 from engram.model.errors import EngramError
 from engram.model.scope import Scope
 
 T = TypeVar("T")
+FILE_TYPES = {"json": "JSON", "pdf": "PDF documents"}
 DIALOG_WIDTH = 440  # word-wrapped explanations need room to be read
 
 
@@ -52,6 +55,7 @@ class PromptHost(Protocol):
     def reject_reason(self) -> str | None: ...
     def actor_id(self, person: str, one_person_store: bool) -> str | None: ...
     def save_path(self, suggested: str, caption: str) -> str | None: ...
+    def show_turn_sight(self, sight: TurnSight) -> str | None: ...
     def open_path(self) -> str | None: ...
     def show_report(self, title: str, text: str) -> None: ...
     def inform(self, title: str, text: str) -> None: ...
@@ -302,12 +306,15 @@ class Prompts:
         return self._ask(dialog, dialog.actor)
 
     def save_path(self, suggested: str, caption: str) -> str | None:
-        """Where to write an export: a save dialog that opens in the documents folder."""
+        """Where to write an export or a report: a save dialog that opens in the documents
+        folder, offering the suggested name's file type."""
         start = str(Path(documents_folder()) / suggested)
-        dialog = QFileDialog(self.parent, caption, start, "JSON (*.json)")
+        suffix = Path(suggested).suffix.lstrip(".") or "json"
+        kind = FILE_TYPES.get(suffix, f"{suffix.upper()} files")
+        dialog = QFileDialog(self.parent, caption, start, f"{kind} (*.{suffix})")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
-        dialog.setDefaultSuffix("json")
+        dialog.setDefaultSuffix(suffix)
         return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
 
     def open_path(self) -> str | None:
@@ -317,6 +324,11 @@ class Prompts:
         )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
+
+    def show_turn_sight(self, sight: TurnSight) -> str | None:
+        """Show what a turn got from memory; the id of a note the person chose to see."""
+        dialog = TurnSightDialog(sight, self.parent)
+        return self._ask(dialog, lambda: dialog.chosen)
 
     def show_report(self, title: str, text: str) -> None:
         """Show a long result (erasure report, verify problems)."""

@@ -226,6 +226,8 @@ class MainWindow(QMainWindow):
         self.open_action = self._action("&Open store…", QKeySequence.StandardKey.Open)
         self.lock_action = self._action("&Lock", "Ctrl+L")
         self.export_action = self._action("&Export person…", "Ctrl+E")
+        self.report_action = self._action("Save access &report…", "Ctrl+Shift+R")
+        self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
         self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit)
         self.edit_action = self._action("&Edit text…", "F2")
         self.scope_action = self._action("Change &scope…", "Ctrl+Shift+S")
@@ -241,9 +243,19 @@ class MainWindow(QMainWindow):
         menus = (
             (
                 "&File",
-                [self.open_action, self.lock_action, self.export_action, None, self.quit_action],
+                [
+                    self.open_action,
+                    self.lock_action,
+                    self.export_action,
+                    self.report_action,
+                    None,
+                    self.quit_action,
+                ],
             ),
-            ("&Note", [self.edit_action, self.scope_action, self.delete_action]),
+            (
+                "&Note",
+                [self.undo_action, None, self.edit_action, self.scope_action, self.delete_action],
+            ),
             (
                 "&Person",
                 [
@@ -289,6 +301,8 @@ class MainWindow(QMainWindow):
             self.delete_action,
             self.delete_conversation_action,
             self.export_action,
+            self.report_action,
+            self.undo_action,
             self.erase_action,
             self.learn_action,
             self.verify_action,

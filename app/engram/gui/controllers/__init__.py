@@ -11,11 +11,13 @@
     people.py          the people list (counts kept current) and opening a person.
     notes.py           the notes table, filters, time travel, detail, edit/scope/delete.
     timeline.py        the timeline tab.
-    conversations.py   conversations, transcripts, search, excise, delete a conversation.
+    conversations.py   conversations, transcripts, search, excise, delete a conversation,
+                       and "what did the agent see?" on an assistant turn.
     candidates.py      candidate review.
     audience.py        the audience simulator.
     audit.py           the audit log and the integrity check.
-    person_actions.py  learn, export, erase.
+    person_actions.py  learn, export, the access report (PDF), erase.
+    undo.py            Note > Undo: the actor's own last edit, rescope or delete.
 
 Every change is one call into control/ or runtime/ through `Hub.act`, off the UI thread;
 every question goes through the dialog host (`gui.dialogs`). gui/controller.py builds

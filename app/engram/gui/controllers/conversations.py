@@ -9,12 +9,14 @@ from typing import Any
 from PySide6.QtCore import Signal
 
 from engram.control import conversations as conversation_control
+from engram.control import turn_block
+from engram.control.turn_block import TurnSight
 from engram.engine.history_search import NO_MATCH_HINT
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import TaskContext
 from engram.model.errors import EngramError
-from engram.model.ids import ConversationId
+from engram.model.ids import ConversationId, TurnId
 from engram.runtime import conversations as runtime_conversations
 from engram.runtime import history
 from engram.runtime.person_search import PersonIndex
@@ -27,6 +29,8 @@ class ConversationsController(PanelController):
 
     transcript_shown = Signal(str)
     searched = Signal(str)
+    sight_shown = Signal(str)  # the turn whose "what did the agent see?" was shown
+    note_requested = Signal(str)  # a note chosen there, to show in the notes view
 
     def __init__(self, hub: Hub) -> None:
         super().__init__(hub)
@@ -40,6 +44,7 @@ class ConversationsController(PanelController):
         panel.excise_requested.connect(self.excise_result)
         panel.person_search_requested.connect(self.search_person)
         panel.turn_requested.connect(self.open_turn)
+        panel.sight_requested.connect(self.show_turn_sight)
         self.w.delete_conversation_action.triggered.connect(self._delete_current)
         hub.changed.connect(self._forget_index)
         self.w.tabs.currentChanged.connect(lambda _i: self._update_actions())
@@ -94,6 +99,24 @@ class ConversationsController(PanelController):
 
         self.hub.run(
             lambda _: runtime_conversations.transcript(session.store, ConversationId(conversation)),
+            done,
+        )
+
+    def show_turn_sight(self, conversation: str, turn: str) -> None:
+        """What did the agent see? The block the turn got, rebuilt from the usage ledger;
+        a note chosen there is shown in the notes view."""
+        session = self.hub.session
+        if session is None:
+            return
+
+        def done(sight: TurnSight) -> None:
+            self.sight_shown.emit(turn)
+            chosen = self.hub.ask(lambda p: p.show_turn_sight(sight))
+            if chosen:
+                self.note_requested.emit(chosen)
+
+        self.hub.run(
+            lambda _: turn_block.turn_sight(session, ConversationId(conversation), TurnId(turn)),
             done,
         )
 

@@ -11,7 +11,9 @@ from PySide6.QtCore import QObject, Signal
 
 from engram.control import erase, forensics
 from engram.engine.rule_extractor import RuleExtractor
+from engram.gui import access_report
 from engram.gui.controllers.hub import Hub
+from engram.gui.tasks import Task
 from engram.runtime import extraction
 
 
@@ -19,6 +21,7 @@ class PersonActionsController(QObject):
     """The Person and File menu actions about one person."""
 
     exported = Signal(str)  # the path written
+    report_saved = Signal(str)  # the access report's path
 
     def __init__(self, hub: Hub) -> None:
         super().__init__(hub)
@@ -26,12 +29,20 @@ class PersonActionsController(QObject):
         self.w = hub.w
         self.w.learn_action.triggered.connect(self.learn_now)
         self.w.export_action.triggered.connect(self.export_person)
+        self.w.report_action.triggered.connect(self.save_access_report)
+        self._report_task: Task | None = None
+        hub.session_changed.connect(self._stop_report)
         self.w.erase_action.triggered.connect(self.erase_person)
         hub.session_changed.connect(self._update_actions)
 
     def _update_actions(self) -> None:
         """Learn, export and erase act on the person on screen; with nobody, they are off."""
-        for action in (self.w.learn_action, self.w.export_action, self.w.erase_action):
+        for action in (
+            self.w.learn_action,
+            self.w.export_action,
+            self.w.report_action,
+            self.w.erase_action,
+        ):
             action.setEnabled(self.hub.session is not None)
 
     def learn_now(self) -> None:
@@ -72,6 +83,62 @@ class PersonActionsController(QObject):
             )
 
         self.hub.run(lambda _: forensics.write_export(session, path), done)
+
+    def save_access_report(self) -> None:
+        """Write a readable PDF of everything kept about the person (the document support
+        staff hand over), owner-only, where the person chooses (documents folder first)."""
+        session = self.hub.session
+        if session is None or self._report_task is not None:
+            return
+        person = session.person
+        path = self.hub.ask(
+            lambda p: p.save_path(
+                f"{person}-access-report.pdf", f"Save {person}'s access report (not encrypted)"
+            )
+        )
+        if not path:
+            return
+
+        def done(written: Path | None) -> None:
+            self._report_task = None
+            if written is None:
+                return  # stopped by a lock or a change of person: nothing was written
+            self.hub.status(f"Saved {person}'s access report to {written}.", 10_000)
+            self.report_saved.emit(str(written))
+            self.hub.prompts.inform(
+                "Access report saved",
+                f"Everything kept about {person} is in {written}: notes, conversations, "
+                "suggested notes, the audit log, and the integrity and erasure status.\n\n"
+                "The file is not encrypted: anyone who can read it sees all of it. Only your "
+                "user account can open it; hand it over privately and delete your copy when "
+                "it is no longer needed.",
+            )
+
+        def failed(message: str) -> None:
+            self._report_task = None
+            self.hub.fail(message)
+
+        self.hub.status(f"Writing {person}'s access report…", 60_000)
+        task = self.hub.run(
+            lambda ctx: access_report.save_access_report(
+                session, path, ctx.progress, ctx.cancelled
+            ),
+            done,
+            failed,
+        )
+        task.progressed.connect(
+            lambda done_, total: self.hub.status(
+                f"Writing {person}'s access report: checking integrity ({done_} of {total})…",
+                60_000,
+            )
+        )
+        self._report_task = task
+
+    def _stop_report(self) -> None:
+        """A lock or another person: a report being written stops and writes nothing."""
+        if self._report_task is not None:
+            self._report_task.context.cancel()
+            self._report_task = None
 
     def erase_person(self) -> None:
         """Erase everything kept about the person, on typed confirmation of their id."""
