@@ -49,7 +49,7 @@ def test_damaged_store_is_a_different_message(
 ) -> None:
     broken = tmp_path / "broken.engram"
     broken.write_bytes(b"garbage" * 1000)
-    assert "not an Engram store or is damaged" in _try(qtbot, inspector, broken, "x")
+    assert "is not an Engram store (not a SQLite database)" in _try(qtbot, inspector, broken, "x")
 
 
 def test_no_keyring_backend_explains_the_passphrase_path(

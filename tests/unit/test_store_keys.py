@@ -12,6 +12,7 @@ import pytest
 from engram.model.errors import (
     CorruptStore,
     KeyUnavailable,
+    NotAStore,
     StoreExists,
     StoreMissing,
     WrongPassphrase,
@@ -57,7 +58,7 @@ def test_wrong_passphrase_is_its_own_error_and_writes_nothing(store_path: Path) 
 def test_corrupt_store_differs_from_wrong_passphrase(store_path: Path) -> None:
     store_path.write_bytes(b"this is not a database" * 100)
     before = _digest_files(store_path)
-    with pytest.raises(CorruptStore, match="not an Engram store or is damaged"):
+    with pytest.raises(NotAStore, match="not an Engram store"):
         Store.open(str(store_path), passphrase=PASSPHRASE)
     assert _digest_files(store_path) == before
 

@@ -46,3 +46,12 @@ class NotAllowed(EngramError):
 class StateConflict(Conflict, NotAllowed):
     """The thing is no longer in a state that allows this (a note already closed, a
     candidate already decided): a conflict with its current state (HTTP 409)."""
+
+
+class NotAStore(EngramError):
+    """The file is not an Engram store (empty, not SQLite, or another program's database);
+    it was left exactly as it was."""
+
+
+class ReadOnlyStore(EngramError):
+    """The store, or the folder it lives in, cannot be written; nothing was changed."""

@@ -26,7 +26,7 @@ def set_agent_from_file(
 
 def _save(store: Store, config: AgentConfig, actor: str) -> AgentConfig:
     with store.write() as txn:
-        agent_configs.put(txn.conn, config, store.now_micros(), actor)
+        agent_configs.put(store, txn.conn, config, store.now_micros(), actor)
     return config
 
 

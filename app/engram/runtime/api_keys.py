@@ -22,7 +22,9 @@ def create_key(store: Store, label: str, actor: str) -> tuple[str, str]:
     key = PREFIX + secrets.token_urlsafe(32)
     key_id = "k_" + secrets.token_hex(6)
     with store.write() as txn:
-        api_keys.add(txn.conn, key_id, store.hidden_name(key), label, store.now_micros(), actor)
+        api_keys.add(
+            store, txn.conn, key_id, store.hidden_name(key), label, store.now_micros(), actor
+        )
     return key_id, key
 
 
@@ -53,5 +55,5 @@ def list_keys(store: Store) -> list[dict[str, Any]]:
 def revoke_key(store: Store, key_id: str) -> None:
     """Revoke a key at once."""
     with store.write() as txn:
-        if not api_keys.revoke(txn.conn, key_id, store.now_micros()):
+        if not api_keys.revoke(store, txn.conn, key_id, store.now_micros()):
             raise NotFound(f"There is no active key {key_id!r}.")

@@ -8,13 +8,15 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, select
 
 from engram.model.agents import AgentConfig
+from engram.model.errors import CorruptStore, InvalidInput
 from engram.store import schema
+from engram.store.store import Store
 
 A = schema.agents
 H = schema.agent_config_history
 
 
-def put(conn: Connection, config: AgentConfig, at: int, actor: str) -> None:
+def put(store: Store, conn: Connection, config: AgentConfig, at: int, actor: str) -> None:
     """Save (or replace) an agent's configuration; the history keeps every one."""
     data = json.dumps(config.to_json(), sort_keys=True)
     conn.execute(delete(A).where(A.c.name == config.name))
@@ -22,24 +24,48 @@ def put(conn: Connection, config: AgentConfig, at: int, actor: str) -> None:
     last = conn.execute(select(func.max(H.c.at)).where(H.c.name == config.name)).scalar()
     moment = max(at, int(last) + 1) if last is not None else at  # one entry per instant
     conn.execute(insert(H).values(name=config.name, at=moment, config=data, actor=actor))
+    store.touched(A, config.name)
+    store.touched(H, config.name, moment)
+
+
+def _damaged(name: str) -> CorruptStore:
+    return CorruptStore(
+        f"The stored configuration of agent {name!r} is damaged (changed outside Engram); run "
+        "'engram verify', then set it again with 'engram agents set'."
+    )
+
+
+def _parsed(name: str, data: str) -> dict[str, Any]:
+    try:
+        parsed = json.loads(data)
+    except (ValueError, TypeError, RecursionError):
+        raise _damaged(name) from None
+    if not isinstance(parsed, dict):
+        raise _damaged(name)
+    return parsed
+
+
+def _config(name: str, data: str) -> AgentConfig:
+    """A stored configuration, checked again: a bad one is damage, not the reader's mistake."""
+    try:
+        return AgentConfig.from_json(name, _parsed(name, data))
+    except InvalidInput:
+        raise _damaged(name) from None
 
 
 def history(conn: Connection, name: str) -> list[tuple[int, str, dict[str, Any]]]:
     """Every configuration an agent has had, oldest first: (time, actor, configuration)."""
     rows = conn.execute(select(H).where(H.c.name == name).order_by(H.c.at))
-    return [(int(r.at), r.actor, json.loads(r.config)) for r in rows]
+    return [(int(r.at), r.actor, _parsed(name, r.config)) for r in rows]
 
 
 def get(conn: Connection, name: str) -> AgentConfig | None:
     """An agent's configuration, or None if it was never set."""
     data = conn.execute(select(A.c.config).where(A.c.name == name)).scalar()
-    return None if data is None else AgentConfig.from_json(name, json.loads(data))
+    return None if data is None else _config(name, data)
 
 
 def every(conn: Connection) -> list[tuple[AgentConfig, int, str]]:
     """Every configured agent with when and by whom it was last set, by name."""
     rows = conn.execute(select(A).order_by(A.c.name))
-    return [
-        (AgentConfig.from_json(r.name, json.loads(r.config)), int(r.updated_at), r.updated_by)
-        for r in rows
-    ]
+    return [(_config(r.name, r.config), int(r.updated_at), r.updated_by) for r in rows]

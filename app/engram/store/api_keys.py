@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, insert, select, update
 
 from engram.store import schema
+from engram.store.store import Store
 
 K = schema.api_keys
 
@@ -23,11 +24,14 @@ class ApiKey:
     revoked_at: int | None
 
 
-def add(conn: Connection, key_id: str, key_hash: str, label: str, at: int, actor: str) -> None:
+def add(
+    store: Store, conn: Connection, key_id: str, key_hash: str, label: str, at: int, actor: str
+) -> None:
     """Record a new key by its hash."""
     conn.execute(
         insert(K).values(id=key_id, key_hash=key_hash, label=label, created_at=at, created_by=actor)
     )
+    store.touched(K, key_id)
 
 
 def active_by_hash(conn: Connection, key_hash: str) -> ApiKey | None:
@@ -41,11 +45,12 @@ def every(conn: Connection) -> list[ApiKey]:
     return [_key(r) for r in conn.execute(select(K).order_by(K.c.created_at, K.c.id))]
 
 
-def revoke(conn: Connection, key_id: str, at: int) -> bool:
+def revoke(store: Store, conn: Connection, key_id: str, at: int) -> bool:
     """Revoke a key; False if there is no such unrevoked key."""
     done = conn.execute(
         update(K).where(K.c.id == key_id, K.c.revoked_at.is_(None)).values(revoked_at=at)
     )
+    store.touched(K, key_id)
     return bool(done.rowcount)
 
 

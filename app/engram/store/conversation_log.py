@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, bindparam, func, insert, select
 
-from engram.model.clock import from_micros
+from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
 from engram.model.errors import CorruptStore
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
@@ -54,26 +54,27 @@ def create(
     """Start a conversation: its key, its row, and the signed entry that fixes who reads it."""
     conversation = new_conversation_id()
     people = tuple(dict.fromkeys(participants))
-    at = store.now_micros()
     store.data_key(txn.conn, conversation_key_ref(conversation), create=True)
-    txn.conn.execute(
-        insert(CV).values(
-            id=conversation,
-            created_at=at,
-            surface=surface.value,
-            incognito=incognito,
-            agent=agent,
-        )
-    )
-    txn.conn.execute(insert(CP), [{"conversation": conversation, "person": p} for p in people])
     body = {
         "participants": list(people),
         "surface": surface.value,
         "incognito": incognito,
         "agent": agent,
     }
-    append_entry(store, txn, conversation, EntryKind.CREATED, body=body)
-    return ConversationInfo(conversation, from_micros(at), surface, incognito, agent, people)
+    # The row is what the signed creation entry says, its time included, so verify can
+    # recompute it from the log.
+    created = append_entry(store, txn, conversation, EntryKind.CREATED, body=body)
+    txn.conn.execute(
+        insert(CV).values(
+            id=conversation,
+            created_at=to_micros(created.at),
+            surface=surface.value,
+            incognito=incognito,
+            agent=agent,
+        )
+    )
+    txn.conn.execute(insert(CP), [{"conversation": conversation, "person": p} for p in people])
+    return ConversationInfo(conversation, created.at, surface, incognito, agent, people)
 
 
 def append_entry(

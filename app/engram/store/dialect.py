@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
+from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url, text
 
 
 def is_sqlite(url: str) -> bool:
@@ -78,3 +78,85 @@ def lock_chain(connection: Connection, chain_id: str) -> None:
         connection.execute(
             text("SELECT pg_advisory_xact_lock(hashtextextended(:chain, 0))"), {"chain": chain_id}
         )
+
+
+# SQLite's words for a damaged file or cell; PostgreSQL's SQLSTATEs for damaged data.
+_SQLITE_DAMAGE = ("malformed", "not a database", "could not decode", "corrupt")
+_PG_DAMAGE = {"XX001", "XX002"}
+
+
+def failure_kind(error: exc.DBAPIError) -> str | None:
+    """ "damaged", "read-only", or None for a database error that is neither."""
+    text = str(error.orig).lower()
+    if getattr(error.orig, "sqlstate", None) in _PG_DAMAGE or any(
+        word in text for word in _SQLITE_DAMAGE
+    ):
+        return "damaged"
+    if "readonly" in text or "read-only" in text:
+        return "read-only"
+    return None
+
+
+def storage_check(connection: Connection, limit: int = 20) -> tuple[list[str], str | None]:
+    """The database's own page-level check: (problems, a note when none could be run).
+
+    SQLite: `PRAGMA integrity_check`. PostgreSQL: the amcheck extension's B-tree and heap
+    checks, when an administrator has installed it in this database (verify never installs
+    anything); otherwise the note says no check was run.
+    """
+    if connection.dialect.name == "sqlite":
+        try:
+            rows = connection.exec_driver_sql(f"PRAGMA integrity_check({limit})").scalars().all()
+        except exc.DBAPIError as error:
+            return [f"SQLite's integrity check could not run: {error.orig}"], None
+        return [f"SQLite's integrity check: {r}" for r in rows if r != "ok"], None
+    if connection.dialect.name == "postgresql":
+        return _amcheck(connection, limit)
+    return [], f"no storage-level check is known for {connection.dialect.name}, so none was run"
+
+
+def _amcheck(connection: Connection, limit: int) -> tuple[list[str], str | None]:
+    version = connection.execute(
+        text("SELECT extversion FROM pg_extension WHERE extname = 'amcheck'")
+    ).scalar()
+    if version is None:
+        return [], (
+            "PostgreSQL's amcheck extension is not installed in this database, so no "
+            "page-level check was run (an administrator can add it: CREATE EXTENSION amcheck)"
+        )
+    problems: list[str] = []
+    indexes = (
+        connection.execute(
+            text(
+                "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_am a ON a.oid = c.relam "
+                "WHERE n.nspname = current_schema() AND a.amname = 'btree'"
+            )
+        )
+        .scalars()
+        .all()
+    )
+    for name in indexes:
+        try:
+            with connection.begin_nested():
+                connection.execute(text("SELECT bt_index_check(CAST(:n AS regclass))"), {"n": name})
+        except exc.DBAPIError as error:
+            problems.append(f"amcheck, index {name}: {error.orig}")
+    if tuple(int(p) for p in str(version).split(".")[:2]) >= (1, 3):
+        tables = (
+            connection.execute(
+                text(
+                    "SELECT c.relname FROM pg_class c "
+                    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+                )
+            )
+            .scalars()
+            .all()
+        )
+        for name in tables:
+            found = connection.execute(
+                text("SELECT blkno, msg FROM verify_heapam(CAST(:n AS regclass))"), {"n": name}
+            ).all()
+            problems.extend(f"amcheck, table {name} block {b}: {m}" for b, m in found)
+    return problems[:limit], None

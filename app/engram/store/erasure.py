@@ -110,6 +110,7 @@ def erase_person_rows(store: Store, txn: WriteTxn, person: PersonId) -> Shredded
         "persons",
         conn.execute(delete(schema.persons).where(schema.persons.c.id == person)).rowcount,
     )
+    store.touched(schema.persons, person)  # the signed ledger records the removal
     # Keys of text learned in conversations are derived from the person key: it goes, so do they.
     if store.destroy_key(conn, person_key_ref(person)):
         out.keys_destroyed.append(person_key_ref(person))

@@ -72,6 +72,7 @@ def ensure_person(store: Store, txn: WriteTxn, person: PersonId, name: str | Non
     txn.conn.execute(
         insert(schema.persons).values(id=person, created_at=store.now_micros(), sealed_name=sealed)
     )
+    store.touched(schema.persons, person)
     append(store, txn, person, [NewEvent(EventType.PERSON_CREATED, actor="engram")])
     return True
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from alembic import command
@@ -13,10 +14,14 @@ from sqlalchemy import Connection
 _SCRIPTS = Path(__file__).parent / "migrations"
 
 
-def _config(connection: Connection) -> Config:
+def _config(
+    connection: Connection, record_every_row: Callable[[Connection], None] | None = None
+) -> Config:
     config = Config()
     config.set_main_option("script_location", str(_SCRIPTS))
     config.attributes["connection"] = connection
+    if record_every_row is not None:
+        config.attributes["record_every_row"] = record_every_row
     return config
 
 
@@ -39,6 +44,15 @@ def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
-def upgrade(connection: Connection) -> None:
-    """Bring a database to the newest schema revision."""
-    command.upgrade(_config(connection), "head")
+def known_revisions() -> set[str]:
+    """Every schema revision this code can upgrade from."""
+    script = ScriptDirectory.from_config(_config_no_connection())
+    return {s.revision for s in script.walk_revisions()}
+
+
+def upgrade(
+    connection: Connection, record_every_row: Callable[[Connection], None] | None = None
+) -> None:
+    """Bring a database to the newest schema revision; `record_every_row` signs the rows
+    of an existing store into the ledger when a revision needs it (0005)."""
+    command.upgrade(_config(connection, record_every_row), "head")

@@ -5,13 +5,40 @@ actors, event types, scopes, kinds, statuses, confidences, conversation surfaces
 Sealed (XChaCha20-Poly1305 under a data key): every free text — note text, reasons,
 message and tool content, candidate content, profile documents, digest lines, person names.
 
-Chained headers (`journal`, `conversation_log`, `erasures`) are kept apart from their
-deletable payload rows (`journal_payloads`, `log_payloads`); a header commits only to its
-payload's hash. The `note_*`, `digest_lines`, `usage`, `candidates`, `processed_turns` and
-`person_state` tables are the fold's projection: a cache `verify` checks against replay.
+Chained headers (`journal`, `conversation_log`, `erasures`, `ledger`) are kept apart from
+their deletable payload rows (`journal_payloads`, `log_payloads`); a header commits only to
+its payload's hash.
+
+How every table is protected against a change made behind Engram's back is declared in
+`PROTECTION` below (a test checks that it names every table in `metadata`):
+
+=========  ===============================================================================
+chained    hash-chained, signed rows; `verify` walks each chain (and the checkpoint
+           outside the database holds each chain's length and head).
+payload    sealed text whose hash a chained row commits to.
+ledger     each row's keyed digest is recorded, change by change, in the signed `ledger`
+           chain; `verify` replays the ledger and compares every row (a changed, deleted,
+           inserted or replayed row is reported).
+derived    recomputed by `verify` and compared: the fold's projection against a replay
+           of the journal, a conversation's row and readers against its log.
+=========  ===============================================================================
+
+`alembic_version` (Alembic's own table, outside `metadata`) must name a revision this code
+knows: opening refuses a missing or unknown one in one sentence, and `verify` compares it
+with the newest revision.
+
+Why a ledger and not a signature per row: a per-row signature can be replayed — an
+attacker with write access but no key could put back a row's older, validly signed value
+(a revoked API key reinstated, an agent's earlier learning mode). The ledger is a chain,
+so the latest recorded digest of every row is known, and its head is in the checkpoint,
+so cutting its tail is a rollback `verify` reports. Its entries name rows and hold
+digests only through a key derived from the signing key, so no id survives an erasure
+in clear.
 """
 
 from __future__ import annotations
+
+from enum import StrEnum
 
 from sqlalchemy import (
     BigInteger,
@@ -304,4 +331,57 @@ agent_config_history = Table(
     Column("at", BigInteger, primary_key=True),
     Column("config", Text, nullable=False),
     Column("actor", String(120), nullable=False),
+)
+
+# The signed record of every change to the tables that live outside the chains (see above).
+ledger = Table(
+    "ledger",
+    metadata,
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("at", BigInteger, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("prev_hash", LargeBinary, nullable=False),
+    Column("entry_hash", LargeBinary, nullable=False),
+    Column("signature", LargeBinary, nullable=False),
+)
+
+
+class Protection(StrEnum):
+    """How `verify` notices a change to a table's rows made behind Engram's back."""
+
+    CHAINED = "chained"
+    PAYLOAD = "payload"
+    LEDGER = "ledger"
+    DERIVED = "derived"
+
+
+PROTECTION: dict[str, Protection] = {
+    "journal": Protection.CHAINED,
+    "conversation_log": Protection.CHAINED,
+    "erasures": Protection.CHAINED,
+    "ledger": Protection.CHAINED,
+    "journal_payloads": Protection.PAYLOAD,
+    "log_payloads": Protection.PAYLOAD,
+    "store_info": Protection.LEDGER,
+    "persons": Protection.LEDGER,
+    "data_keys": Protection.LEDGER,
+    "agents": Protection.LEDGER,
+    "agent_config_history": Protection.LEDGER,
+    "api_keys": Protection.LEDGER,
+    "person_state": Protection.DERIVED,
+    "note_state": Protection.DERIVED,
+    "note_counts": Protection.DERIVED,
+    "note_sources": Protection.DERIVED,
+    "digest_lines": Protection.DERIVED,
+    "processed_turns": Protection.DERIVED,
+    "usage": Protection.DERIVED,
+    "candidates": Protection.DERIVED,
+    "deleted_conversations": Protection.DERIVED,
+    "conversations": Protection.DERIVED,
+    "conversation_participants": Protection.DERIVED,
+}
+
+# The ledger's tables, in the order their rows are checked.
+LEDGER_TABLES: tuple[Table, ...] = tuple(
+    metadata.tables[name] for name, how in PROTECTION.items() if how is Protection.LEDGER
 )

@@ -11,20 +11,22 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, exc, insert, inspect, select
+from alembic.util import CommandError
+from sqlalchemy import Connection, Engine, Table, delete, exc, insert, inspect, select
 
 from engram.model.clock import Clock, SystemClock, to_micros
 from engram.model.errors import (
     CorruptStore,
     KeyUnavailable,
+    NotAStore,
+    ReadOnlyStore,
     StoreExists,
-    StoreMissing,
     WrongPassphrase,
 )
-from engram.store import crypto, migrate, schema
+from engram.store import crypto, file_check, ledger, migrate, schema
 from engram.store.checkpoint import CheckpointFile
 from engram.store.crypto import KdfParams, SealBroken, Signer
-from engram.store.dialect import after_erasure, make_engine, sqlite_path
+from engram.store.dialect import after_erasure, failure_kind, make_engine, sqlite_path
 from engram.store.keyring_access import KeyringAccess
 from engram.store.location import checkpoint_path, describe, store_url
 
@@ -155,9 +157,16 @@ class Store:
             raise KeyUnavailable("The passphrase is empty; choose one with some characters.")
         path = sqlite_path(url)
         if path is not None:
-            if path.exists():
+            if file_check.holds_store(path):
                 raise StoreExists(f"A store already exists at {path}; open it instead.")
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.exists() or path.is_symlink():
+                raise NotAStore(
+                    f"There is already a file at {path}, and it is not an Engram store; it was "
+                    "left unchanged — choose another place, or remove it first."
+                )
+            with contextlib.suppress(PermissionError):  # the sentence below names the folder
+                path.parent.mkdir(parents=True, exist_ok=True)
+            file_check.check_folder_writable(path, "create")
         engine = make_engine(url)
         if path is None and inspect(engine).has_table("store_info"):
             raise StoreExists(f"A store already exists at {describe(url)}; open it instead.")
@@ -188,10 +197,11 @@ class Store:
             with connection.begin():
                 migrate.upgrade(connection)
                 connection.execute(insert(schema.store_info).values(**_info_row(info)))
+                head = ledger.append(connection, store_id, signer, None, info.created_at)
         if backend is not None:
             access.set(store_id, kek)
         store = cls(url, engine, info, kek, clock, access)
-        store.checkpoint.update(store.signer, {}, {})
+        store.checkpoint.update(store.signer, {ledger.CHAIN: head}, {})
         return store
 
     @classmethod
@@ -206,29 +216,65 @@ class Store:
         """Open and unlock an existing store. Writes nothing until unlocked."""
         url = store_url(location)
         path = sqlite_path(url)
-        if path is not None and not path.exists():
-            raise StoreMissing(
-                f"There is no store at {path}; create one with 'engram init' or "
-                "'engram demo', or point --store at an existing one."
-            )
+        if path is not None:
+            file_check.check_before_open(path)  # before anything can write to the file
         engine = make_engine(url)
         try:
             info = _read_info(engine, url)
             access = keyring or KeyringAccess()
             kek = _unlock(info, passphrase, access)
             store = cls(url, engine, info, kek, clock or SystemClock(), access)
-            with engine.connect() as connection:
-                current = migrate.current_revision(connection)
-            if current != migrate.head_revision():
-                with engine.connect() as connection:
-                    connection = connection.execution_options(write=True)
-                    with connection.begin():
-                        migrate.upgrade(connection)
+            store._bring_up_to_date()
         except BaseException:
             # Close every connection so SQLite leaves the files exactly as they were.
             engine.dispose()
             raise
         return store
+
+    def _bring_up_to_date(self) -> None:
+        """Refuse a missing or unknown schema revision; upgrade an older one."""
+        where = describe(self.url)
+        try:
+            with self.engine.connect() as connection:
+                current = migrate.current_revision(connection)
+        except (exc.DBAPIError, CommandError):
+            current = "unreadable"
+        if current == migrate.head_revision():
+            return
+        if current is None:
+            raise CorruptStore(
+                f"The store at {where} is damaged: the record of its schema version "
+                "(alembic_version) is missing; restore it from a backup."
+            )
+        if current not in migrate.known_revisions():
+            raise CorruptStore(
+                f"The store at {where} records a schema version ({current}) this Engram does "
+                "not know: it was made by a newer Engram, or that record was changed; upgrade "
+                "Engram, or restore the store from a backup."
+            )
+        heads: dict[str, tuple[int, bytes]] = {}
+
+        def record_every_row(connection: Connection) -> None:
+            heads[ledger.CHAIN] = ledger.append(
+                connection, self.info.id, self.signer, None, self.now_micros()
+            )
+
+        try:
+            with self.engine.connect() as connection:
+                connection = connection.execution_options(write=True)
+                with connection.begin():
+                    migrate.upgrade(connection, record_every_row)
+        except (exc.DBAPIError, CommandError) as error:
+            raised = self._failure(error) if isinstance(error, exc.DBAPIError) else None
+            if isinstance(raised, ReadOnlyStore):
+                raise raised from None
+            raise CorruptStore(
+                f"The store at {where} says it has schema version {current}, but upgrading it "
+                "from there failed, so that record or its tables were changed; nothing was "
+                "changed — restore it from a backup."
+            ) from None
+        if heads:
+            self.checkpoint.update(self.signer, heads, {})
 
     def close(self) -> None:
         """Drop decrypted keys and release the database."""
@@ -255,6 +301,14 @@ class Store:
             fresh = self._local.fresh = {}
         return fresh
 
+    @property
+    def _touched(self) -> set[ledger.RowRef]:
+        """Rows outside the chains this thread's open write changed (see `touched`)."""
+        touched: set[ledger.RowRef] | None = getattr(self._local, "touched", None)
+        if touched is None:
+            touched = self._local.touched = set()
+        return touched
+
     # ---- time -----------------------------------------------------------------------
 
     def now_micros(self) -> int:
@@ -278,9 +332,16 @@ class Store:
                 with connection.begin():
                     txn = WriteTxn(connection)
                     yield txn
+                    if self._touched:
+                        txn.heads[ledger.CHAIN] = ledger.append(
+                            connection, self.info.id, self.signer, self._touched, self.now_micros()
+                        )
             self._keys.update(self._fresh)
+        except exc.DBAPIError as error:
+            raise self._failure(error) from None
         finally:
             self._fresh.clear()
+            self._touched.clear()
         if txn.erased:
             self.plaintext_caches.clear()  # before anything below can fail
         if txn.heads or txn.gone:
@@ -291,8 +352,32 @@ class Store:
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
         """A read-only snapshot."""
-        with self.engine.connect() as connection:
-            yield connection
+        try:
+            with self.engine.connect() as connection:
+                yield connection
+        except exc.DBAPIError as error:
+            raise self._failure(error) from None
+
+    def _failure(self, error: exc.DBAPIError) -> Exception:
+        """A database error as the sentence a person can act on (damage, read-only), or the
+        error itself when it is neither (a bug, or a busy database)."""
+        kind = failure_kind(error)
+        if kind == "damaged":
+            return CorruptStore(
+                f"The store at {describe(self.url)} is damaged ({error.orig}); run 'engram "
+                "verify' to see where, and restore it from a backup."
+            )
+        if kind == "read-only":
+            return ReadOnlyStore(
+                f"The store at {describe(self.url)} cannot be written (it or its folder is "
+                "read-only); nothing was written — make both writable and try again."
+            )
+        return error
+
+    def touched(self, table: Table, *key: object) -> None:
+        """Note that this thread's open write changed a row outside the chains; the write
+        records the row as it then stands in the signed ledger before it commits."""
+        self._touched.add((table.name, key))
 
     def hidden_name(self, name: str) -> str:
         """A keyed hash that lets this store recognise a name without revealing it."""
@@ -323,6 +408,7 @@ class Store:
                     created_at=self.now_micros(),
                 )
             )
+            self.touched(schema.data_keys, key_ref)
             self._fresh[key_ref] = key
             return key
         else:
@@ -350,6 +436,7 @@ class Store:
         for ref in [r for r in self._keys if r.startswith("note:")]:
             del self._keys[ref]
         result = conn.execute(delete(schema.data_keys).where(schema.data_keys.c.key_ref == key_ref))
+        self.touched(schema.data_keys, key_ref)
         return bool(result.rowcount)
 
     def text_key(
@@ -410,10 +497,15 @@ def _info_row(info: StoreInfo) -> dict[str, object]:
 
 def _read_info(engine: Engine, url: str) -> StoreInfo:
     damaged = (
-        f"The file at {describe(url)} is not an Engram store or is damaged; "
-        "restore it from a backup."
+        f"The store at {describe(url)} is damaged: its store info row is missing or was "
+        "changed; restore it from a backup."
     )
     try:
+        if sqlite_path(url) is None and not inspect(engine).has_table("store_info"):
+            raise NotAStore(
+                f"The database at {describe(url)} is not an Engram store (it has no store_info "
+                "table); it was left unchanged."
+            )
         with engine.connect() as connection:
             rows = connection.execute(select(schema.store_info)).mappings().all()
     except exc.DatabaseError:

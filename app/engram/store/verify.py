@@ -1,7 +1,10 @@
-"""`verify`: walk every chain and signature, recheck payload hashes, replay every journal
-against its projection, and compare chain heads with the signed checkpoint (rollback).
+"""`verify`: run the database's own page check, walk every chain and signature, recheck
+payload hashes, replay every journal against its projection, replay the ledger against the
+tables outside the chains, and compare chain heads with the signed checkpoint (rollback).
 
-Reports name the first bad entry of each chain; it never changes anything.
+Reports name the first bad entry of each chain; it never changes anything. Damage the
+database reports while reading (a malformed page, text that is not UTF-8) becomes a
+problem of the chain being read, never a traceback.
 """
 
 from __future__ import annotations
@@ -11,13 +14,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, exc, select
 
 from engram.engine.fold import FoldError, apply_event
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
-from engram.store import chain, crypto, projection, schema
+from engram.store import chain, crypto, ledger, migrate, projection, schema
 from engram.store.conversation_log import log_header
+from engram.store.dialect import storage_check
 from engram.store.erasure import erasure_header
 from engram.store.journal import _event, journal_header
 from engram.store.store import Store, conversation_key_ref, person_key_ref
@@ -25,6 +29,9 @@ from engram.store.store import Store, conversation_key_ref, person_key_ref
 Progress = Callable[[int, int], None]
 Walked = tuple[str, int, dict[int, bytes]] | None
 MALFORMED = (TypeError, ValueError, KeyError, AttributeError, IndexError)
+# What reading a damaged database raises: wrong types and shapes, and the database's own
+# errors (a malformed page, a cell that is not UTF-8).
+UNREADABLE = (*MALFORMED, exc.DBAPIError)
 Cancelled = Callable[[], bool]
 
 
@@ -253,11 +260,62 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport
             or created.get("surface") != row.surface
             or bool(created.get("incognito")) != bool(row.incognito)
             or created.get("agent") != row.agent
+            or int(row.created_at) != int(rows[0].at)
         )
     ):
         report.problem(f"{chain_id}: the conversation's readers or flags differ from its log")
         return None
     return chain_id, walked[0], walked[1]
+
+
+def _ledger(store: Store, conn: Connection, _name: str, report: VerifyReport) -> Walked:
+    """Walk the ledger, then compare every row of the tables it covers with its replay."""
+    LG = schema.ledger
+    rows = conn.execute(select(LG).order_by(LG.c.seq)).all()
+    links = (_link(r, ledger.entry_header(r.seq, r.at, r.body)) for r in rows)
+    walked = _walk(store, ledger.CHAIN, links, report)
+    if walked is None:
+        report.problem(
+            "ledger: the tables outside the chains could not be checked, as the ledger is broken"
+        )
+        return None
+    key = ledger.ledger_key(store.signer.seed)
+    for problem in ledger.differences(conn, key, (r.body for r in rows)):
+        report.problem(problem)
+    return (ledger.CHAIN, walked[0], walked[1]) if rows else None
+
+
+def _orphans(conn: Connection, journals: set[str], logs: set[str], report: VerifyReport) -> None:
+    """Derived and payload rows must belong to a journal or a log that exists (the
+    `conversations` row is checked with its log)."""
+    for table in schema.metadata.sorted_tables:
+        if schema.PROTECTION[table.name] not in (
+            schema.Protection.DERIVED,
+            schema.Protection.PAYLOAD,
+        ):
+            continue
+        chain_id: Callable[[str], str]
+        if table.name in ("conversation_participants", "log_payloads"):
+            owner, known, chain_id = table.c.conversation, logs, chain.log_chain
+        elif "person" in table.c:
+            owner, known, chain_id = table.c.person, journals, chain.journal_chain
+        else:
+            continue
+        stray = set(map(str, conn.execute(select(owner).distinct()).scalars())) - known
+        for name in sorted(stray):
+            report.problem(
+                f"{table.name}: rows for {chain_id(name)}, which does not exist (added outside "
+                "Engram)"
+            )
+
+
+def _revision(conn: Connection, report: VerifyReport) -> None:
+    current = migrate.current_revision(conn)
+    if current != migrate.head_revision():
+        report.problem(
+            f"alembic_version: the store says schema version {current}, but its tables are "
+            f"version {migrate.head_revision()} (the record was changed)"
+        )
 
 
 def _erasures(store: Store, conn: Connection, _name: str, report: VerifyReport) -> Walked:
@@ -299,6 +357,22 @@ def _keys(store: Store, conn: Connection, report: VerifyReport) -> None:
         report.problem(f"data key {missing}: it is missing, so what it sealed cannot be read")
 
 
+def _unreadable(error: Exception) -> str:
+    if isinstance(error, exc.DBAPIError):
+        return f"cannot be read ({error.orig})"
+    return f"a malformed entry ({type(error).__name__}: {error})"
+
+
+def _names(
+    list_names: Callable[[Connection], list[str]], conn: Connection, what: str, report: VerifyReport
+) -> list[str]:
+    try:
+        return list_names(conn)
+    except UNREADABLE as error:
+        report.problem(f"{what}: the list of them {_unreadable(error)}")
+        return []
+
+
 def verify(
     store: Store, progress: Progress | None = None, cancelled: Cancelled | None = None
 ) -> VerifyReport:
@@ -306,17 +380,26 @@ def verify(
     report = VerifyReport()
     heads: dict[str, tuple[int, dict[int, bytes]]] = {}
     with store.read() as conn:
+        problems, note = storage_check(conn)
+        for problem in problems:
+            report.problem(f"storage: {problem}")
+        if note:
+            report.warnings.append(note)
+        journals = _names(_journal_names, conn, "journals", report)
+        logs = _names(_log_names, conn, "conversation logs", report)
         plan = [
-            *((name, _journal) for name in _journal_names(conn)),
-            *((name, _log) for name in _log_names(conn)),
-            (chain.ERASURE_CHAIN, _erasures),
+            *((chain.journal_chain(name), name, _journal) for name in journals),
+            *((chain.log_chain(name), name, _log) for name in logs),
+            (ledger.CHAIN, ledger.CHAIN, _ledger),
+            (chain.ERASURE_CHAIN, chain.ERASURE_CHAIN, _erasures),
         ]
-        for done, (name, check) in enumerate(plan, start=1):
+        for done, (label, name, check) in enumerate(plan, start=1):
             try:
                 walked = check(store, conn, name, report)
-            except MALFORMED as error:
-                # Wrong types written behind Engram's back are problems, not crashes.
-                report.problem(f"{name}: a malformed entry ({type(error).__name__}: {error})")
+            except UNREADABLE as error:
+                # Wrong types or damaged pages written behind Engram's back are problems,
+                # not crashes.
+                report.problem(f"{label}: {_unreadable(error)}")
                 walked = None
             if walked is not None:
                 chain_id, length, hashes = walked
@@ -328,7 +411,16 @@ def verify(
                 report.cancelled = True
                 report.warnings.append("verify was cancelled before it finished")
                 return report
-        _keys(store, conn, report)
+        last_checks: list[tuple[str, Callable[[], None]]] = [
+            ("data keys", lambda: _keys(store, conn, report)),
+            ("derived rows", lambda: _orphans(conn, set(journals), set(logs), report)),
+            ("alembic_version", lambda: _revision(conn, report)),
+        ]
+        for what, last_check in last_checks:
+            try:
+                last_check()
+            except UNREADABLE as error:
+                report.problem(f"{what}: {_unreadable(error)}")
     _checkpoint(store, heads, report)
     return report
 
