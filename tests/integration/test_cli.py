@@ -62,7 +62,7 @@ def populated(cli: Any) -> dict[str, str]:
 def test_init_verify_persons(cli: Any, populated: dict[str, str]) -> None:
     report = cli("verify", "--json").json()
     assert report["ok"] is True and report["problems"] == [] and report["warnings"] == []
-    assert report["chains"] == 2  # ana's journal and the conversation's log
+    assert report["chains"] == 3  # ana's journal, the conversation's log and the ledger
     people = cli("persons", "--json").json()
     assert people == [{"id": "ana", "active_notes": 1, "notes": 1, "conversations": 1}]
 

@@ -97,7 +97,14 @@ def failure_kind(error: exc.DBAPIError) -> str | None:
     return None
 
 
-def storage_check(connection: Connection, limit: int = 20) -> tuple[list[str], str | None]:
+def _first(findings: list[str], limit: int, what: str) -> list[str]:
+    shown = [f"{what}: {f}" for f in findings[:limit]]
+    if len(findings) > limit:
+        shown.append(f"{what}: and {len(findings) - limit} more findings")
+    return shown
+
+
+def storage_check(connection: Connection, limit: int = 5) -> tuple[list[str], str | None]:
     """The database's own page-level check: (problems, a note when none could be run).
 
     SQLite: `PRAGMA integrity_check`. PostgreSQL: the amcheck extension's B-tree and heap
@@ -106,10 +113,19 @@ def storage_check(connection: Connection, limit: int = 20) -> tuple[list[str], s
     """
     if connection.dialect.name == "sqlite":
         try:
-            rows = connection.exec_driver_sql(f"PRAGMA integrity_check({limit})").scalars().all()
+            rows = connection.exec_driver_sql("PRAGMA integrity_check(100)").scalars().all()
         except exc.DBAPIError as error:
-            return [f"SQLite's integrity check could not run: {error.orig}"], None
-        return [f"SQLite's integrity check: {r}" for r in rows if r != "ok"], None
+            return [f"SQLite's integrity check stopped at damage: {error.orig}"], None
+        findings = [
+            line.strip()
+            for row in rows
+            for line in str(row).splitlines()
+            if line.strip() not in ("", "ok", "*** in database main ***")
+        ]
+        shown = _first(findings, limit, "SQLite's integrity check")
+        if len(rows) >= 100:  # the pragma stops counting there
+            shown[-1] = shown[-1].replace(" and ", " and at least ", 1)
+        return shown, None
     if connection.dialect.name == "postgresql":
         return _amcheck(connection, limit)
     return [], f"no storage-level check is known for {connection.dialect.name}, so none was run"
@@ -141,7 +157,7 @@ def _amcheck(connection: Connection, limit: int) -> tuple[list[str], str | None]
             with connection.begin_nested():
                 connection.execute(text("SELECT bt_index_check(CAST(:n AS regclass))"), {"n": name})
         except exc.DBAPIError as error:
-            problems.append(f"amcheck, index {name}: {error.orig}")
+            problems.append(f"index {name}: {error.orig}")
     if tuple(int(p) for p in str(version).split(".")[:2]) >= (1, 3):
         tables = (
             connection.execute(
@@ -158,5 +174,5 @@ def _amcheck(connection: Connection, limit: int) -> tuple[list[str], str | None]
             found = connection.execute(
                 text("SELECT blkno, msg FROM verify_heapam(CAST(:n AS regclass))"), {"n": name}
             ).all()
-            problems.extend(f"amcheck, table {name} block {b}: {m}" for b, m in found)
-    return problems[:limit], None
+            problems.extend(f"table {name} block {b}: {m}" for b, m in found)
+    return _first(problems, limit, "amcheck"), None

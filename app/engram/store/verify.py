@@ -146,9 +146,15 @@ def _payload_check(
     return True
 
 
+def _sorted_names(names: set[Any]) -> list[str]:
+    if not all(isinstance(name, str) for name in names):
+        raise ValueError("a row names no one (an empty or non-text key)")
+    return sorted(names)
+
+
 def _journal_names(conn: Connection) -> list[str]:
     J = schema.journal
-    return sorted(
+    return _sorted_names(
         set(conn.execute(select(schema.persons.c.id)).scalars())
         | set(conn.execute(select(J.c.person).distinct()).scalars())
     )
@@ -207,7 +213,7 @@ def _replay(person: PersonId, events: list[Any], conn: Connection, report: Verif
 
 def _log_names(conn: Connection) -> list[str]:
     L, CV = schema.conversation_log, schema.conversations
-    return sorted(
+    return _sorted_names(
         set(conn.execute(select(CV.c.id)).scalars())
         | set(conn.execute(select(L.c.conversation).distinct()).scalars())
     )
@@ -357,10 +363,16 @@ def _keys(store: Store, conn: Connection, report: VerifyReport) -> None:
         report.problem(f"data key {missing}: it is missing, so what it sealed cannot be read")
 
 
+def _detail(error: Exception) -> str:
+    if isinstance(error, exc.DBAPIError):
+        return str(error.orig)
+    return f"{type(error).__name__}: {error}"
+
+
 def _unreadable(error: Exception) -> str:
     if isinstance(error, exc.DBAPIError):
-        return f"cannot be read ({error.orig})"
-    return f"a malformed entry ({type(error).__name__}: {error})"
+        return f"cannot be read ({_detail(error)})"
+    return f"a malformed entry ({_detail(error)})"
 
 
 def _names(
@@ -369,7 +381,7 @@ def _names(
     try:
         return list_names(conn)
     except UNREADABLE as error:
-        report.problem(f"{what}: the list of them {_unreadable(error)}")
+        report.problem(f"{what}: could not be listed ({_detail(error)})")
         return []
 
 
@@ -385,8 +397,10 @@ def verify(
             report.problem(f"storage: {problem}")
         if note:
             report.warnings.append(note)
+        before = len(report.problems)
         journals = _names(_journal_names, conn, "journals", report)
         logs = _names(_log_names, conn, "conversation logs", report)
+        listed = len(report.problems) == before
         plan = [
             *((chain.journal_chain(name), name, _journal) for name in journals),
             *((chain.log_chain(name), name, _log) for name in logs),
@@ -416,6 +430,8 @@ def verify(
             ("derived rows", lambda: _orphans(conn, set(journals), set(logs), report)),
             ("alembic_version", lambda: _revision(conn, report)),
         ]
+        if not listed:  # rows of a chain that could not be listed are not strays
+            del last_checks[1]
         for what, last_check in last_checks:
             try:
                 last_check()
