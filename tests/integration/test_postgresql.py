@@ -66,3 +66,44 @@ def test_two_writers_never_fork_a_journal_on_postgresql(postgres_url: str) -> No
         assert verify(store).ok
     finally:
         store.close()
+
+
+def test_issue9_item6_verify_runs_amcheck_on_postgresql_or_says_none_ran(
+    postgres_url: str,
+) -> None:
+    """verify never installs anything: without amcheck it says no page check ran; once an
+    administrator adds the extension, its checks run (and pass on a healthy store)."""
+    from sqlalchemy import text
+
+    store = Store.create(postgres_url, passphrase=PASSPHRASE)
+    try:
+        start_conversation(store, [PersonId("ana")])
+        before = verify(store)
+        assert before.ok, before.problems
+        assert any("amcheck extension is not installed" in w for w in before.warnings)
+        with store.engine.begin() as connection:
+            connection.execute(text("CREATE EXTENSION amcheck"))
+        after = verify(store)
+        assert after.ok, after.problems
+        assert not any("amcheck" in w for w in after.warnings)
+    finally:
+        store.close()
+
+
+def test_issue9_item2_the_ledger_catches_a_reinstated_key_on_postgresql(
+    postgres_url: str,
+) -> None:
+    from sqlalchemy import text
+
+    from engram.runtime import api_keys
+
+    store = Store.create(postgres_url, passphrase=PASSPHRASE)
+    try:
+        key_id, _ = api_keys.create_key(store, "ci", "staff:ops")
+        api_keys.revoke_key(store, key_id)
+        assert verify(store).ok
+        with store.engine.begin() as connection:
+            connection.execute(text("UPDATE api_keys SET revoked_at = NULL"))
+        assert any(p.startswith(f"api_keys row '{key_id}'") for p in verify(store).problems)
+    finally:
+        store.close()

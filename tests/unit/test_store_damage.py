@@ -101,6 +101,10 @@ def test_issue9_item6_a_person_id_that_is_not_utf8_is_one_sentence_elsewhere(
             "says it has schema version 0003, but upgrading it",
         ),
         (
+            "insert into alembic_version values ('0004')",
+            "the record of its schema version (alembic_version) cannot be read",
+        ),
+        (
             "update alembic_version set version_num = '9999'",
             "records a schema version (9999) this Engram does not know",
         ),

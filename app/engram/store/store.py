@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, Table, delete, exc, insert, inspect, select
@@ -238,7 +238,10 @@ class Store:
             with self.engine.connect() as connection:
                 current = migrate.current_revision(connection)
         except (exc.DBAPIError, CommandError):
-            current = "unreadable"
+            raise CorruptStore(
+                f"The store at {where} is damaged: the record of its schema version "
+                "(alembic_version) cannot be read; restore it from a backup."
+            ) from None
         if current == migrate.head_revision():
             return
         if current is None:
@@ -338,7 +341,7 @@ class Store:
                         )
             self._keys.update(self._fresh)
         except exc.DBAPIError as error:
-            raise self._failure(error) from None
+            self._raise_failure(error)
         finally:
             self._fresh.clear()
             self._touched.clear()
@@ -356,7 +359,13 @@ class Store:
             with self.engine.connect() as connection:
                 yield connection
         except exc.DBAPIError as error:
-            raise self._failure(error) from None
+            self._raise_failure(error)
+
+    def _raise_failure(self, error: exc.DBAPIError) -> NoReturn:
+        mapped = self._failure(error)
+        if mapped is error:
+            raise error
+        raise mapped from None
 
     def _failure(self, error: exc.DBAPIError) -> Exception:
         """A database error as the sentence a person can act on (damage, read-only), or the
