@@ -384,3 +384,20 @@ def test_P2_http_creates_items_only_while_remember_is_on(api: Client, store: Sto
     assert status == 200
     assert api("POST", "/v1/memory/agents/helper/memory/search", {"query": "tea"})[0] == 200
     assert api("DELETE", f"{ITEMS}/{patched['id']}")[0] == 200
+
+
+def test_issue9_item6_a_damaged_store_is_a_server_error_in_one_sentence(
+    api: Client, store: Store, store_path: Any
+) -> None:
+    """Damage found while answering is the server's store, not the caller's mistake: 500,
+    one sentence, no traceback."""
+    import sqlite3
+
+    status, _ = api("POST", ITEMS, {"text": "Lives in Porto.", "kind": "fact"})
+    assert status == 201
+    with sqlite3.connect(store_path) as raw:
+        raw.execute("update note_state set data = cast(x'7bff' as text) where person = 'ana'")
+    raw.close()
+    status, body = api("GET", ITEMS)
+    assert status == 500
+    assert body["error"].startswith(f"The store at {store_path} is damaged (Could not decode")

@@ -37,11 +37,13 @@ from engram.control.views import NoteView
 from engram.model.agents import AgentConfig
 from engram.model.errors import (
     Conflict,
+    CorruptStore,
     EngramError,
     InvalidInput,
     KeyUnavailable,
     NotAllowed,
     NotFound,
+    ReadOnlyStore,
 )
 from engram.model.ids import ConversationId
 from engram.model.notes import NoteFilter
@@ -77,6 +79,8 @@ STATUS_OF: tuple[tuple[type[EngramError], int], ...] = (
     (Conflict, 409),  # stale revisions and state conflicts (StateConflict) alike
     (NotAllowed, 403),
     (KeyUnavailable, 503),
+    (ReadOnlyStore, 503),
+    (CorruptStore, 500),  # damage the server found in its own store, not the caller's mistake
     (EngramError, 400),
 )
 
