@@ -121,6 +121,8 @@ class Report:
             "tables": sorted({o.mutation.table for o in self.outcomes}),
             "seconds": round(self.seconds, 1),
             "failures": [o.to_json() for o in self.failures()],
+            # what verify let pass, each shown to change nothing visible
+            "harmless": [o.to_json() for o in self.outcomes if o.verdict == "harmless"],
         }
 
 
@@ -508,7 +510,9 @@ def main(argv: list[str] | None = None) -> int:
     data = report.to_json()
     if args.out:
         args.out.write_text(json.dumps(data, indent=2) + "\n")
-    print(json.dumps({k: v for k, v in data.items() if k != "failures"}, indent=2))
+    print(
+        json.dumps({k: v for k, v in data.items() if k not in ("failures", "harmless")}, indent=2)
+    )
     for failure in data["failures"][:20]:
         print(failure)
     return 0 if report.baseline_ok and not data["failures"] else 1

@@ -178,3 +178,17 @@ def test_issue9_item6_an_intact_store_passes_the_integrity_check(demo: Path, cli
     result = cli("verify", "--json")
     assert result.code == 0 and result.json()["ok"], result.out
     assert result.json()["warnings"] == []  # SQLite's check ran; nothing to say it did not
+
+
+def test_issue9_item6_a_time_out_of_range_is_a_report(demo: Path, cli: Any) -> None:
+    """A microsecond count no date can hold (found by the tamper harness: a bit flip in
+    `usage.at`) is a problem of that person's journal, not an OverflowError."""
+    _raw(demo, "update usage set at = 9000000000000000000 where rowid = 1")
+    result = cli("verify", "--json")
+    _no_traceback(result)
+    assert result.code == 3
+    assert any(
+        p.endswith("the stored notes differ from a replay of the journal")
+        for p in result.json()["problems"]
+    )
+    assert result.json()["problems"] == _api_problems(demo)

@@ -612,7 +612,7 @@ def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> 
     """Whether every projection row, indexed columns included, equals a fresh replay."""
     try:
         rest = _memory_state(conn, person)
-    except (ValueError, KeyError, TypeError, IndexError):
+    except (ValueError, KeyError, TypeError, IndexError, OverflowError):
         return False
     replayed = PersonMemory(
         memory.person,

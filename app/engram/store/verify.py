@@ -28,7 +28,7 @@ from engram.store.store import Store, conversation_key_ref, person_key_ref
 
 Progress = Callable[[int, int], None]
 Walked = tuple[str, int, dict[int, bytes]] | None
-MALFORMED = (TypeError, ValueError, KeyError, AttributeError, IndexError)
+MALFORMED = (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError)
 # What reading a damaged database raises: wrong types and shapes, and the database's own
 # errors (a malformed page, a cell that is not UTF-8).
 UNREADABLE = (*MALFORMED, exc.DBAPIError)
