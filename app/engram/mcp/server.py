@@ -2,7 +2,9 @@
 
 The SDK owns the wire: the handshake (it answers the newest protocol version it offers),
 JSON-RPC framing, concurrent requests, cancellation, progress and the transports (stdio,
-Streamable HTTP). This module maps Engram's tool layer (mcp/tools.py) onto it:
+Streamable HTTP); mcp/inbound.py judges what a client sends first, so a broken request is
+answered too (mcp/stdio.py, mcp/http.py). This module maps Engram's tool layer
+(mcp/tools.py) onto it:
 
 - every tool has a title, annotations (read-only, destructive, idempotent hints) and an
   outputSchema, and a successful call returns structuredContent that validates against it;
@@ -165,11 +167,10 @@ def options(server: Server[Any]) -> Any:
 
 async def serve_stdio(bound: Bound) -> None:
     """Serve over stdin/stdout until the client closes them."""
-    from mcp.server.stdio import stdio_server
+    from engram.mcp.stdio import serve_stdio_session
 
     server = build_server(bound)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, options(server))
+    await serve_stdio_session(server, options(server))
 
 
 def serve_http(bound: Bound, listen: Any) -> int:
