@@ -261,8 +261,8 @@ def test_issue10_item2_mcp_needs_its_attribution_from_the_host(
 def test_issue10_item1_garbage_on_stdin_never_ends_the_session(
     store: Store, store_path: Path
 ) -> None:
-    """Lines that are not JSON, absurd nesting and bytes that are not UTF-8 are dropped by
-    the SDK's transport; the requests after them are still answered, with their ids."""
+    """Lines that are not JSON, absurd nesting and bytes that are not UTF-8 are answered
+    -32700 (id null); the requests after them are still answered, with their ids."""
     mine, _, _, _ = _setup(store)
     hello = {
         "jsonrpc": "2.0",
@@ -286,6 +286,7 @@ def test_issue10_item1_garbage_on_stdin_never_ends_the_session(
     replies = {r["id"]: r for r in map(json.loads, done.stdout.decode().splitlines())}
     assert replies[1]["result"]["protocolVersion"] == "2025-03-26"  # an older client is met
     assert replies[10] == {"jsonrpc": "2.0", "id": 10, "result": {}}
+    assert replies[None]["error"]["code"] == -32700
     assert b"Traceback" not in done.stderr
 
 
@@ -312,6 +313,23 @@ def test_issue10_item1_streamable_http_behind_the_api_key(store: Store, store_pa
         url = found.group(0)
         denied = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
         assert denied.status_code == 401 and "API key" in denied.json()["error"]
+        headers = {
+            "Authorization": f"Bearer {key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        for body, code, request_id in [
+            (b'{"jsonrpc":"2.0","id":7,"method":"ping","params":"\xff"}', -32700, 7),
+            (b'{"jsonrpc":"2.0","id":8,"method":"ping","params":[1]}', -32600, 8),
+            (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600, None),
+            (b"\xff{", -32700, None),
+        ]:
+            # Was -32602 with pydantic's multi-line report and id null (or, for id true, a
+            # 202 that answered nothing).
+            bad = httpx.post(url, content=body, headers=headers, timeout=10)
+            answer = bad.json()
+            assert bad.status_code == 400 and answer["id"] == request_id, answer
+            assert answer["error"]["code"] == code and "\n" not in answer["error"]["message"]
 
         async def scenario() -> None:
             client = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
@@ -332,3 +350,136 @@ def test_issue10_item1_streamable_http_behind_the_api_key(store: Store, store_pa
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def _raw_session(store_path: Path, conversation: str, body: bytes) -> tuple[list[Any], bytes]:
+    """`engram mcp` fed a handshake and then `body`, stdin closed at once; what it wrote."""
+    hello = {
+        "jsonrpc": "2.0",
+        "id": "hello",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    lines = json.dumps(hello).encode() + b"\n"
+    lines += b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n' + body
+    params = _server_args(store_path, "--person", "ana", "--conversation", conversation)
+    done = subprocess.run(
+        [params.command, *params.args],
+        input=lines,
+        capture_output=True,
+        env=params.env,
+        timeout=120,
+    )
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr[-2_000:]
+    replies = [
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)  # the SDK reads them
+        for line in done.stdout.splitlines()
+    ]
+    return replies, done.stderr
+
+
+def test_issue10_item1_each_broken_request_gets_one_error_with_its_id_over_stdio(
+    store: Store, store_path: Path
+) -> None:
+    """The fuzz run's finding: invalid UTF-8 inside a JSON string, list or string params, a
+    missing method, a wrong jsonrpc version went unanswered. Each identifiable request now
+    gets exactly one -32700/-32600 with its id, garbage one with id null, and a ping after
+    each still answers: no byte ends the session."""
+    mine, _, _, _ = _setup(store)
+    broken: list[tuple[bytes, int, Any]] = [
+        (b'{"jsonrpc":"2.0","id":9,"method":"ping","params":"\xff"}', -32700, 9),
+        (
+            b'{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"\xc3("}}',
+            -32700,
+            "u",
+        ),
+        (b'{"jsonrpc":"2.0","id":11,"method":"ping","params":[1, 2]}', -32600, 11),
+        (b'{"jsonrpc":"2.0","id":12,"method":"ping","params":"text"}', -32600, 12),
+        (b'{"jsonrpc":"2.0","id":13}', -32600, 13),
+        (b'{"jsonrpc":"1.0","id":14,"method":"ping"}', -32600, 14),
+        (b'{"jsonrpc":"2.0","id":"s","method":"ping","params":{"a":"\\udc80"}}', -32700, "s"),
+        (b"\xff\xfe\xfd\x00\x01", -32700, None),
+        (b"this is not json", -32700, None),
+        (b"[" * 30_000, -32700, None),
+        (b'[{"jsonrpc":"2.0","id":15,"method":"ping"}]', -32600, None),
+        (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', -32600, None),
+        (b'{"jsonrpc":"2.0","id":3,"method":"ping"}\r', 0, 3),  # CRLF framing is fine
+    ]
+    body = b"".join(
+        line + b"\n" + b'{"jsonrpc":"2.0","id":"alive-%d","method":"ping"}\n' % n
+        for n, (line, _, _) in enumerate(broken)
+    )
+    replies, _ = _raw_session(store_path, mine, body)
+    errors = [r for r in replies if isinstance(r, types.JSONRPCError)]
+    pings = [r.id for r in replies if isinstance(r, types.JSONRPCResponse)]
+    alive = ["hello", 3, *(f"alive-{n}" for n in range(len(broken)))]
+    assert sorted(map(str, pings)) == sorted(map(str, alive))  # answered concurrently
+    expected = sorted(((code, rid) for _, code, rid in broken if code), key=repr)
+    assert sorted(((e.error.code, e.id) for e in errors), key=repr) == expected
+    assert all(e.error.message.endswith(".") and "\n" not in e.error.message for e in errors)
+
+
+def test_issue10_item1_requests_sent_before_stdin_closes_are_all_answered(
+    store: Store, store_path: Path
+) -> None:
+    """A client that writes its requests and closes stdin used to get exit 0 and no answer
+    to those still running: the SDK cancels them at end of input. Each gets its answer."""
+    mine, _, _, _ = _setup(store)
+    calls = b"".join(
+        b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search",'
+        b'"arguments":{"query":"cello"}}}\n{"jsonrpc":"2.0","id":"p%d","method":"ping"}\n' % (n, n)
+        for n in range(40)
+    )
+    replies, _ = _raw_session(store_path, mine, calls)
+    answered = sorted(str(r.id) for r in replies if not isinstance(r, types.JSONRPCNotification))
+    assert answered == sorted(
+        ["hello", *(str(n) for n in range(40)), *(f"p{n}" for n in range(40))]
+    )
+    results = [r for r in replies if isinstance(r, types.JSONRPCResponse) and isinstance(r.id, int)]
+    assert len(results) == 40 and all(not r.result.get("isError") for r in results)
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
+def test_issue10_item1_the_sdk_client_gets_an_error_for_a_malformed_request(
+    store: Store, store_path: Path
+) -> None:
+    """Through the SDK's own stdio client transport: a request with list params is answered
+    -32600 under its id (the client's wait ends), and the session carries on."""
+    from mcp.shared.message import SessionMessage
+
+    mine, _, _, _ = _setup(store)
+
+    async def scenario() -> None:
+        params = _server_args(store_path, "--person", "ana", "--conversation", mine)
+        async with stdio_client(params) as (read, write):
+            hello = types.JSONRPCRequest(
+                jsonrpc="2.0",
+                id=1,
+                method="initialize",
+                params={
+                    "protocolVersion": LATEST_HANDSHAKE_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": "sdk", "version": "1"},
+                },
+            )
+            bad = types.JSONRPCRequest.model_construct(
+                jsonrpc="2.0", id=2, method="tools/list", params=["not", "named"]
+            )
+            ping = types.JSONRPCRequest(jsonrpc="2.0", id=3, method="ping")
+            replies: dict[Any, Any] = {}
+            with anyio.fail_after(30):
+                for message in (hello, bad, ping):
+                    await write.send(SessionMessage(message))
+                    while message.id not in replies:
+                        got = await read.receive()
+                        assert not isinstance(got, Exception), got
+                        replies[getattr(got.message, "id", None)] = got.message
+            assert isinstance(replies[2], types.JSONRPCError)
+            assert replies[2].error.code == -32600 and "params" in replies[2].error.message
+            assert isinstance(replies[3], types.JSONRPCResponse)
+
+    anyio.run(scenario)
