@@ -22,6 +22,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -404,54 +405,120 @@ MESSAGES = st.fixed_dictionaries(
 
 
 def test_issue9_fuzzed_mcp_messages(fuzz_store: Store, fuzz_path: Path) -> None:
-    """Every fuzzed line goes to a real `engram mcp` over stdio (the SDK's server), after a
-    proper handshake; the process must answer them all without a traceback or a crash."""
+    """Fuzzed lines as raw bytes (messages with lone surrogates sent as invalid UTF-8, random
+    bytes, messages with bytes flipped) go to real `engram mcp` sessions over stdio (the SDK's
+    server behind our reader), each after a proper handshake and each followed by a ping.
+    No session may die, and every line JSON-RPC owes an answer gets exactly one, under its id
+    when one can be read (issue 10 item 1: the SDK answered 23 of 150 such lines)."""
     conversation = start_conversation(fuzz_store, [ANA], agent="helper").id
     append_turn(fuzz_store, conversation, role="user", author=ANA, text="I like green tea.")
-    lines: list[str] = []
+    lines: list[bytes] = []
 
     @_examples(150, 1_500)
     @given(message=st.one_of(MESSAGES, st.lists(MESSAGES, max_size=3), JSON), data=st.data())
     def collect(message: Any, data: st.DataObject) -> None:
-        lines.append(_serialised(message, data).replace("\n", " "))
+        line = _serialised(message, data).encode("utf-8", "surrogatepass")  # lone ones: not UTF-8
+        how = data.draw(st.sampled_from(["as is", "random bytes", "bytes flipped"]))
+        if how == "random bytes":
+            line = data.draw(st.binary(max_size=60))
+        elif how == "bytes flipped":
+            at = data.draw(st.integers(0, len(line)))
+            line = line[:at] + data.draw(st.binary(min_size=1, max_size=4)) + line[at + 1 :]
+        lines.append(line.replace(b"\n", b" "))
 
     collect()
+    per_session = 100 if FULL else 50
+    runs = [
+        _mcp_session(fuzz_path, conversation, lines[at : at + per_session])
+        for at in range(0, len(lines), per_session)
+    ]
+    answers = [a for run in runs for a in run.answers]
+    refusals = [said for a in answers if (said := _mcp_refusal(a)) is not None]
+    figures = {
+        "inputs": len(lines),
+        "sessions": len(runs),
+        "sessions died": sum(run.died for run in runs),
+        "owed answers": sum(run.owed for run in runs),
+        "answers": len(answers),
+        "unanswered": sum(len(run.unanswered) for run in runs),
+        "tracebacks": sum(run.stderr.count("Traceback") for run in runs),
+        "top refusals": dict(Counter(" ".join(r.split()[:4]) for r in refusals).most_common(3)),
+    }
+    print("\nfuzzed MCP messages:", json.dumps(figures))
+    for run in runs:
+        assert not run.died and "Traceback" not in run.stderr, run.stderr[-3_000:]
+        assert run.unanswered == [], run.unanswered[:5]
+        assert len(run.answers) == 1 + run.sent + run.owed  # hello, the pings, the owed
+    assert [r for r in refusals if not _one_sentence(r)] == []
+
+
+@dataclass
+class _McpRun:
+    """What one `engram mcp` session answered to a batch of fuzzed lines."""
+
+    answers: list[dict[str, Any]]
+    owed: int
+    sent: int
+    unanswered: list[Any]
+    died: bool
+    stderr: str
+
+
+def _mcp_session(store_path: Path, conversation: str, lines: list[bytes]) -> _McpRun:
     handshake = [
         {"jsonrpc": "2.0", "id": "hello", "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                     "clientInfo": {"name": "fuzz", "version": "0"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
     ]  # fmt: skip
-    last = {"jsonrpc": "2.0", "id": "still-there", "method": "ping"}
-    sent = "\n".join([*map(json.dumps, handshake), *lines, json.dumps(last)]) + "\n"
+    sent = b"".join(json.dumps(m).encode() + b"\n" for m in handshake)
+    for n, line in enumerate(lines):
+        sent += (
+            line
+            + b"\n"
+            + json.dumps({"jsonrpc": "2.0", "id": f"alive-{n}", "method": "ping"}).encode()
+            + b"\n"
+        )
     done = subprocess.run(
-        [sys.executable, "-m", "engram", "mcp", "--store", str(fuzz_path), "--passphrase-env",
+        [sys.executable, "-m", "engram", "mcp", "--store", str(store_path), "--passphrase-env",
          "ENGRAM_TEST_PASSPHRASE", "--person", "ana", "--conversation", conversation],
-        # Lone surrogates go as "?": a line of bytes that are not UTF-8 inside a JSON string
-        # ends the SDK's stdio session today (reported; the faces own it).
-        input=sent.encode("utf-8", "replace"),
-        capture_output=True,
+        input=sent, capture_output=True, timeout=1_200, check=False,
         env={**os.environ, "ENGRAM_TEST_PASSPHRASE": PASSPHRASE},
-        timeout=1_200,
-        check=False,
     )  # fmt: skip
     replies = [json.loads(line) for line in done.stdout.decode().splitlines() if line.strip()]
-    answers = [a for r in replies for a in (r if isinstance(r, list) else [r])]
-    refusals = [said for a in answers if (said := _mcp_refusal(a)) is not None]
-    stderr = done.stderr.decode("utf-8", "replace")
-    figures = {
-        "inputs": len(lines),
-        "answers": len(answers),
-        "refusals": len(refusals),
-        "tracebacks": stderr.count("Traceback"),
-        "exit": done.returncode,
-        "top refusals": dict(Counter(" ".join(r.split()[:4]) for r in refusals).most_common(3)),
+    answers = [r for r in replies if "id" in r]  # not the server's notifications
+    got = Counter(json.dumps(a["id"]) for a in answers)
+    owed = [_owed(line) for line in lines]
+    expected = Counter(json.dumps(rid) for count, rid in owed if count and rid is not None)
+    expected.update(json.dumps(i) for i in ["hello", *(f"alive-{n}" for n in range(len(lines)))])
+    unanswered = [json.loads(rid) for rid, count in expected.items() if got[rid] != count]
+    pings = {f"alive-{n}" for n in range(len(lines))}
+    died = done.returncode != 0 or not pings <= {
+        a["id"] for a in answers if isinstance(a["id"], str)
     }
-    print("\nfuzzed MCP messages:", json.dumps(figures))
-    assert done.returncode == 0 and "Traceback" not in stderr, stderr[-3_000:]
-    assert answers and answers[0].get("id") == "hello"
-    assert answers[-1].get("id") == "still-there"  # the session outlived every fuzzed line
-    assert [r for r in refusals if not _one_sentence(r)] == []
+    return _McpRun(answers, sum(count for count, _ in owed), len(lines), unanswered, died,
+                   done.stderr.decode("utf-8", "replace"))  # fmt: skip
+
+
+def _owed(line: bytes) -> tuple[int, Any]:
+    """How many answers JSON-RPC 2.0 owes a line (0 or 1), and the id it can be read under."""
+    if not line.strip():
+        return 0, None  # a blank line is no message
+    try:
+        value = json.loads(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return 1, None  # parse error
+    if not isinstance(value, dict):
+        return 1, None
+    if "method" not in value and ("result" in value or "error" in value):
+        return 0, None  # a response is never answered
+    rid = value.get("id")
+    readable = isinstance(rid, int | str) and not isinstance(rid, bool)
+    if isinstance(rid, str) and readable:
+        readable = rid.encode("utf-8", "surrogatepass").decode("utf-8", "replace") == rid
+    notification = "id" not in value and value.get("jsonrpc") == "2.0" and isinstance(
+        value.get("method"), str) and isinstance(value.get("params", {}), dict | None)  # fmt: skip
+    return (0, None) if notification else (1, rid if readable else None)
 
 
 def _mcp_refusal(answer: dict[str, Any]) -> str | None:
