@@ -58,8 +58,15 @@ def require_person(conn: Connection, person: PersonId) -> None:
         raise NotFound(f"There is no person {person!r} in this store.")
 
 
-def ensure_person(store: Store, txn: WriteTxn, person: PersonId, name: str | None = None) -> bool:
-    """Create the person (data key, row, first journal event) if new; True if created."""
+def ensure_person(
+    store: Store,
+    txn: WriteTxn,
+    person: PersonId,
+    name: str | None = None,
+    actor: str = "engram",
+) -> bool:
+    """Create the person (data key, row, first journal event, recorded under `actor`) if
+    new; True if created."""
     lock(txn, person)  # two writers creating one new person: the second waits, then sees it
     if person_exists(txn.conn, person):
         return False
@@ -73,7 +80,7 @@ def ensure_person(store: Store, txn: WriteTxn, person: PersonId, name: str | Non
         insert(schema.persons).values(id=person, created_at=store.now_micros(), sealed_name=sealed)
     )
     store.touched(schema.persons, person)
-    append(store, txn, person, [NewEvent(EventType.PERSON_CREATED, actor="engram")])
+    append(store, txn, person, [NewEvent(EventType.PERSON_CREATED, actor=actor)])
     return True
 
 
