@@ -48,9 +48,7 @@ def test_item11_a_failed_first_note_creates_nobody(cli: Any) -> None:
     assert _people(cli) == []
 
 
-def test_item11_import_legacy_for_an_unseen_person_creates_them(
-    cli: Any, tmp_path: Path
-) -> None:
+def test_item11_import_legacy_for_an_unseen_person_creates_them(cli: Any, tmp_path: Path) -> None:
     assert cli("init").code == 0
     legacy = tmp_path / "memory.md"
     legacy.write_text("# Memory\n- Likes tea\n")

@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Row, insert, select
 
 from engram.engine.fold import FoldError, StaleRevision, apply_event
 from engram.model.clock import from_micros, to_micros
-from engram.model.errors import Conflict, CorruptStore, NotAllowed, NotFound
+from engram.model.errors import Conflict, NotAllowed, NotFound, damaged
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.store import chain, crypto, schema
@@ -106,9 +106,7 @@ def append(
     target = ProjectionTarget(conn, person)
     target.prefetch(_named_notes(new_events))
     if target.seq != seq:
-        raise CorruptStore(
-            f"The store is damaged: {person}'s notes and journal disagree; run 'engram verify'."
-        )
+        raise damaged(f"The store is damaged: {person}'s notes and journal disagree")
     rows: list[dict[str, object]] = []
     payloads: list[dict[str, object]] = []
     committed: list[Event] = []
@@ -265,9 +263,8 @@ def texts(
             try:
                 found[int(row.seq)] = crypto.unseal(key, row.sealed, aad).decode("utf-8")
             except SealBroken:
-                raise CorruptStore(
-                    f"The store is damaged: {person}'s journal entry {row.seq} does not open; "
-                    "run 'engram verify'."
+                raise damaged(
+                    f"The store is damaged: {person}'s journal entry {row.seq} does not open"
                 ) from None
     return found
 

@@ -149,9 +149,12 @@ class Store:
                 if use_keyring
                 else "the keyring was turned off"
             )
-            raise KeyUnavailable(
+            start = (
                 f"Cannot create a store: {reason} and no passphrase was given, so its key "
-                f"would have nowhere safe to live; {PASSPHRASE_HINT}."
+                "would have nowhere safe to live"
+            )
+            raise KeyUnavailable(
+                f"{start}; choose a passphrase.", cli_message=f"{start}; {PASSPHRASE_HINT}."
             )
         if passphrase is not None and not passphrase:
             raise KeyUnavailable("The passphrase is empty; choose one with some characters.")
@@ -546,6 +549,14 @@ def _read_info(engine: Engine, url: str) -> StoreInfo:
     return info
 
 
+def _needs_passphrase(what_happened: str) -> KeyUnavailable:
+    """The store opens with its passphrase instead; the CLI says how to give it."""
+    return KeyUnavailable(
+        f"{what_happened}; open it with its passphrase.",
+        cli_message=f"{what_happened}; {PASSPHRASE_HINT}.",
+    )
+
+
 def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> bytes:
     if passphrase is not None:
         if info.kek_by_passphrase is None or info.salt is None or info.kdf is None:
@@ -564,9 +575,9 @@ def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> b
     backend = access.backend_name()
     if backend is None:
         if has_passphrase:
-            raise KeyUnavailable(
+            raise _needs_passphrase(
                 "There is no usable OS keyring on this computer, so the store's key cannot "
-                f"be fetched from it; {PASSPHRASE_HINT}."
+                "be fetched from it"
             )
         raise KeyUnavailable(
             "There is no usable OS keyring on this computer and this store has no "
@@ -580,12 +591,15 @@ def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> b
                 f"{info.keyring_backend}, now {backend}) and holds no key for it; open it "
                 "with its passphrase. No new store was created."
             )
-        hint = PASSPHRASE_HINT if has_passphrase else "open it where it was created"
-        raise KeyUnavailable(f"The OS keyring holds no key for this store; {hint}.")
+        if has_passphrase:
+            raise _needs_passphrase("The OS keyring holds no key for this store")
+        raise KeyUnavailable(
+            "The OS keyring holds no key for this store; open it where it was created."
+        )
     try:
         crypto.unseal(kek, info.sealed_signing_seed, _signing_aad(info.id))
     except SealBroken:
-        raise KeyUnavailable(
-            f"The key the OS keyring holds for this store does not open it; {PASSPHRASE_HINT}."
+        raise _needs_passphrase(
+            "The key the OS keyring holds for this store does not open it"
         ) from None
     return kek
