@@ -121,7 +121,7 @@ def test_item12_no_keyring_unlock_speaks_of_the_passphrase_not_a_flag(
 ) -> None:
     keyring.set_keyring(NoKeyring())
     page = inspector.window.unlock_page
-    page.store.setEditText(str(demo_path))
+    page.set_recent([], str(demo_path))
     with qtbot.waitSignal(inspector.controller.failed, timeout=SIGNAL_TIMEOUT) as failed:
         qtbot.mouseClick(page.unlock_button, _left())
     message = str(failed.args[0])
@@ -133,7 +133,7 @@ def test_item12_a_missing_store_says_what_to_do_in_the_window(
     qtbot: Any, inspector: Inspector, tmp_path: Path
 ) -> None:
     page = inspector.window.unlock_page
-    page.store.setEditText(str(tmp_path / "nothing-here.engram"))
+    page.set_recent([], str(tmp_path / "nothing-here.engram"))
     page.passphrase.setText("whatever it is")
     with qtbot.waitSignal(inspector.controller.failed, timeout=SIGNAL_TIMEOUT) as failed:
         qtbot.mouseClick(page.unlock_button, _left())

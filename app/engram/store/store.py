@@ -138,8 +138,10 @@ class Store:
         kdf: KdfParams | None = None,
         clock: Clock | None = None,
         keyring: KeyringAccess | None = None,
+        create_folders: bool = True,
     ) -> Store:
-        """Create a new store; its key goes to the OS keyring and/or behind a passphrase."""
+        """Create a new store; its key goes to the OS keyring and/or behind a passphrase.
+        Without `create_folders`, a missing folder is refused (the window asks first)."""
         url = store_url(location)
         access = keyring or KeyringAccess()
         backend = access.backend_name() if use_keyring else None
@@ -166,6 +168,11 @@ class Store:
                 raise NotAStore(
                     f"There is already a file at {path}, and it is not an Engram store; it was "
                     "left unchanged — choose another place, or remove it first."
+                )
+            if not create_folders and not path.parent.is_dir():
+                raise StoreMissing(
+                    f"The folder {path.parent} does not exist; choose another place or "
+                    "create the folder first."
                 )
             with contextlib.suppress(PermissionError):  # the sentence below names the folder
                 path.parent.mkdir(parents=True, exist_ok=True)
