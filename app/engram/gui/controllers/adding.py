@@ -55,6 +55,7 @@ class AddingController(QObject):
         elif not self.people:
             empty.show_empty_store()
             self._show_table(False)
+            w.tabs.setCurrentIndex(0)  # no other tab has anything to show without a person
         elif session is not None and any(
             p.id == session.person and p.all_notes == 0 for p in self.people
         ):
