@@ -17,6 +17,7 @@ from typing import Any
 import keyring
 
 import engram
+from engram.model import errors
 from tests.conftest import NoKeyring
 from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector
 
@@ -65,6 +66,18 @@ def _strings(node: ast.AST, skip: set[int]) -> Iterator[ast.Constant]:
             yield inner
 
 
+ERRORS = {
+    name
+    for name, value in vars(errors).items()
+    if isinstance(value, type) and issubclass(value, errors.EngramError)
+}
+
+
+def _error_class(func: ast.expr) -> bool:
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    return name in ERRORS
+
+
 def _module_constants(tree: ast.Module) -> dict[str, str]:
     constants = {}
     for node in tree.body:
@@ -88,14 +101,19 @@ def _window_strings() -> Iterator[tuple[str, int, str]]:
             skip = _command_line_only(tree)
             constants = _module_constants(tree)
             for node in ast.walk(tree):
-                if not isinstance(node, ast.Raise) or node.exc is None:
+                # An error raised, or built to be raised elsewhere (file_check returns them).
+                if isinstance(node, ast.Raise) and node.exc is not None:
+                    exc = node.exc
+                elif isinstance(node, ast.Call) and _error_class(node.func):
+                    exc = node
+                else:
                     continue
                 where = str(path.relative_to(PACKAGE))
-                for constant in _strings(node.exc, skip):
+                for constant in _strings(exc, skip):
                     yield where, constant.lineno, constant.value
-                for name in ast.walk(node.exc):
+                for name in ast.walk(exc):
                     if isinstance(name, ast.Name) and name.id in constants and id(name) not in skip:
-                        yield where, node.lineno, constants[name.id]
+                        yield where, exc.lineno, constants[name.id]
 
 
 def test_item12_no_string_the_window_shows_names_a_flag_or_command() -> None:

@@ -38,8 +38,7 @@ def _what_is_wrong(path: Path) -> Exception | None:
     """Why `path` is not a store (missing, folder, unreadable, empty, foreign), or None."""
     if not path.exists():
         return StoreMissing(
-            f"There is no store at {path}; create one, open the demo, or choose an existing "
-            "store.",
+            f"There is no store at {path}; create one, open the demo, or choose an existing store.",
             cli_message=f"There is no store at {path}; create one with 'engram init' or "
             "'engram demo', or point --store at an existing one.",
         )

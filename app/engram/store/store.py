@@ -21,6 +21,7 @@ from engram.model.errors import (
     NotAStore,
     ReadOnlyStore,
     StoreExists,
+    StoreMissing,
     WrongPassphrase,
 )
 from engram.store import crypto, file_check, ledger, migrate, schema
@@ -382,9 +383,11 @@ class Store:
         error itself when it is neither (a bug, or a busy database)."""
         kind = failure_kind(error)
         if kind == "damaged":
+            start = f"The store at {describe(self.url)} is damaged ({error.orig})"
             return CorruptStore(
-                f"The store at {describe(self.url)} is damaged ({error.orig}); run 'engram "
-                "verify' to see where, and restore it from a backup."
+                f"{start}; verify its integrity to see where, and restore it from a backup.",
+                cli_message=f"{start}; run 'engram verify' to see where, and restore it from a "
+                "backup.",
             )
         if kind == "read-only":
             return ReadOnlyStore(
