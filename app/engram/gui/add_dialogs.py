@@ -30,7 +30,7 @@ KIND_MEANING = {
     Kind.STYLE: "Style — how to talk with them (short answers, no small talk).",
 }
 SCOPE_LINE = {
-    Scope.DIRECT: "Only when the person alone reads the conversation; never in a shared one.",
+    Scope.DIRECT: "Only when the person alone reads; never in a shared conversation.",
     Scope.UNSPECIFIED: "Private, as direct, until the person says who may hear it.",
     Scope.PORTABLE: "May reach any audience, shared conversations included.",
 }
@@ -129,6 +129,7 @@ class AddNoteDialog(QDialog):
         for kind in Kind:
             self.kind.addItem(KIND_MEANING[kind], kind.value)
         form.addRow("&Kind:", self.kind)
+        layout.addLayout(form)
         scopes = QWidget()
         scopes.setAccessibleName("Who may hear it")
         scope_layout = QVBoxLayout(scopes)
@@ -143,7 +144,11 @@ class AddNoteDialog(QDialog):
             self.scope_buttons[scope] = button
             scope_layout.addWidget(button)
         self.scope_buttons[Scope.DIRECT].setChecked(True)
-        form.addRow("Who may &hear it:", scopes)
+        heading = QLabel("Who may &hear it:")
+        heading.setBuddy(self.scope_buttons[Scope.DIRECT])
+        layout.addWidget(heading)
+        layout.addWidget(scopes)
+        form = QFormLayout()
         self.source = QComboBox()
         self.source.setAccessibleName("The conversation it comes from (optional)")
         self.source.addItem("No conversation — the person said so here", None)
