@@ -23,8 +23,10 @@ from engram.control.demo import build_demo
 from engram.gui.app import build
 from engram.gui.controller import InspectorController
 from engram.gui.dialogs import TypedConfirmDialog
+from engram.gui.new_store_dialog import NewStoreDialog
 from engram.model.scope import AudienceKind
 from engram.store import crypto
+from engram.store.store import Store
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 START = datetime(2026, 10, 12, 9, 0, tzinfo=UTC)
@@ -71,6 +73,8 @@ def main() -> int:
         app, window, controller = build(actor="staff:dana")
         window.resize(1280, 800)
         window.show()
+        if not args.dark:
+            first_run_scenes(app, window, controller, Path(folder))
         window.unlock_page.set_recent([], store)
         settle(app, controller)
         if not args.dark:
@@ -78,8 +82,9 @@ def main() -> int:
         controller.unlock(store, "demo", False)
         settle(app, controller, 400)
         people = window.people
-        people.setCurrentRow(next(r for r in range(people.count())
-                                  if people.item(r).text().startswith("maya")))
+        people.setCurrentRow(
+            next(r for r in range(people.count()) if people.item(r).text().startswith("maya"))
+        )
         settle(app, controller, 400)
         select_text(app, controller, "Prefers short answers, with the summary first.")
         if args.dark:
@@ -106,8 +111,9 @@ def main() -> int:
             settle(app, controller, 200)
             if "contacts_lookup" in panel.transcript.toPlainText():
                 panel.query.setText("grenoble mountains")
-                controller.conversations.search_conversation(str(panel.current()), "grenoble mountains",
-                                               "relevance")
+                controller.conversations.search_conversation(
+                    str(panel.current()), "grenoble mountains", "relevance"
+                )
                 settle(app, controller, 300)
                 shoot(window, "conversation-search.png")
                 break
@@ -136,7 +142,36 @@ def main() -> int:
         shoot(dialog, "erase-dialog.png")
         dialog.close()
         controller.lock("Closed.")
+        empty_store_scene(app, window, controller, Path(folder))
     return 0
+
+
+def first_run_scenes(
+    app: QApplication, window: QWidget, controller: InspectorController, folder: Path
+) -> None:
+    """The welcome (no recent stores) and the new-store dialog (issue 8, items 9 and 10)."""
+    controller.w.unlock_page.set_recent([], None)
+    settle(app, controller)
+    shoot(window, "welcome.png")
+    dialog = NewStoreDialog(str(folder / "my-store.engram"), controller.store_lock.probe, window)
+    dialog.show()
+    dialog.passphrase.setText("quiet lantern orbit mosaic")
+    dialog.again.setText("quiet lantern orbit")
+    settle(app, controller, 200)
+    shoot(dialog, "new-store.png")
+    dialog.close()
+
+
+def empty_store_scene(
+    app: QApplication, window: QWidget, controller: InspectorController, folder: Path
+) -> None:
+    """A new, empty store offers Add person (issue 8, item 11)."""
+    empty = folder / "empty.engram"
+    Store.create(str(empty), passphrase="demo", kdf=crypto.FAST_KDF_FOR_TESTS).close()
+    controller.unlock(str(empty), "demo", False)
+    settle(app, controller, 400)
+    shoot(window, "empty-store.png")
+    controller.lock("Closed.")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,9 +14,12 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from engram.control.demo import build_demo
+from engram.gui.add_dialogs import NoteToAdd, SourceChoice
 from engram.gui.controller import InspectorController
 from engram.gui.idle_lock import IdleLock
+from engram.gui.keyring_probe import KeyringProbe
 from engram.gui.main_window import MainWindow
+from engram.gui.new_store_dialog import NewStoreSecret
 from engram.model.scope import Scope
 from engram.store import crypto
 from tests.conftest import PASSPHRASE
@@ -42,6 +45,11 @@ class FakePrompts:
     asked: list[tuple[str, Any]] = field(default_factory=list)
     closed_all: int = 0
     chosen_note: str | None = None  # the note link clicked in "what did the agent see?"
+    yes: bool = False
+    secret: NewStoreSecret | None = None
+    person: str | None = None
+    note: NoteToAdd | None = None
+    sources: list[SourceChoice] = field(default_factory=list)
 
     def edit_text(self, current: str) -> str | None:
         self.asked.append(("edit_text", current))
@@ -73,12 +81,33 @@ class FakePrompts:
         self.asked.append(("save_path", (suggested, caption)))
         return self.path
 
-    def open_path(self) -> str | None:
+    def open_path(self, folder: str = "") -> str | None:
+        self.asked.append(("open_path", folder))
         return self.path
 
     def show_turn_sight(self, sight: Any) -> str | None:
         self.asked.append(("show_turn_sight", sight))
         return self.chosen_note
+
+    def new_store_path(self, folder: str) -> str | None:
+        self.asked.append(("new_store_path", folder))
+        return self.path
+
+    def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None:
+        self.asked.append(("new_store_secret", (path, probe.usable)))
+        return self.secret
+
+    def question(self, title: str, text: str, yes: str) -> bool:
+        self.asked.append(("question", text))
+        return self.yes
+
+    def person_to_add(self) -> str | None:
+        self.asked.append(("person_to_add", None))
+        return self.person
+
+    def note_to_add(self, sources: Sequence[SourceChoice]) -> NoteToAdd | None:
+        self.sources = list(sources)
+        return self.note
 
     def show_report(self, title: str, text: str) -> None:
         self.reports.append((title, text))
@@ -213,7 +242,7 @@ class Modals:
 def unlock(qtbot: Any, inspector: Inspector, path: Path, person: str = "maya") -> None:
     """Type the passphrase like a person would and wait until the person's notes show."""
     page = inspector.window.unlock_page
-    page.store.setEditText(str(path))
+    page.set_recent([], str(path))  # as Browse… does
     qtbot.keyClicks(page.passphrase, PASSPHRASE)
     with qtbot.waitSignal(inspector.controller.person_opened, timeout=SIGNAL_TIMEOUT):
         qtbot.mouseClick(page.unlock_button, _left())

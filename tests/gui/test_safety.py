@@ -381,7 +381,7 @@ def test_item3_focus_after_unlock_is_on_the_people_list_not_the_passphrase(
     window = inspector.window
     for _ in range(2):  # the first unlock, and after a lock
         page = window.unlock_page
-        page.store.setEditText(str(demo_path))
+        page.set_recent([], str(demo_path))
         qtbot.keyClicks(page.passphrase, PASSPHRASE)
         with qtbot.waitSignal(inspector.controller.person_opened, timeout=SIGNAL_TIMEOUT):
             qtbot.keyClick(page.passphrase, Qt.Key.Key_Return)

@@ -15,7 +15,7 @@ from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock, wait_idle
 
 def _try(qtbot: Any, inspector: Inspector, path: Path, passphrase: str) -> str:
     page = inspector.window.unlock_page
-    page.store.setEditText(str(path))
+    page.set_recent([], str(path))  # as Browse… does
     page.passphrase.clear()
     qtbot.keyClicks(page.passphrase, passphrase)
     with qtbot.waitSignal(inspector.controller.failed, timeout=SIGNAL_TIMEOUT) as blocker:

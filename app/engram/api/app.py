@@ -193,7 +193,8 @@ def install_refusals(app: FastAPI) -> None:
 
     @app.exception_handler(EngramError)
     async def refused(_: Request, error: EngramError) -> JSONResponse:
-        return refusal(status_of(error), str(error))
+        # The operators of an HTTP deployment configure it from the command line.
+        return refusal(status_of(error), error.for_command_line())
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:

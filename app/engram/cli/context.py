@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from engram.control.session import PersonSession
 from engram.model.errors import KeyUnavailable
+from engram.model.ids import person_id
 from engram.store.store import Store
 
 
@@ -44,6 +45,12 @@ class CommandContext:
     def session(self, person: str) -> PersonSession:
         """The person the command acts on, under --actor if given (C1)."""
         return PersonSession.open(self.store(), person, self.args.actor)
+
+    def session_maybe_new(self, person: str) -> PersonSession:
+        """A session for a person the store may not hold yet: the write that follows
+        creates them in its own transaction (`create_person`), as the HTTP face does."""
+        resolved = person_id(person)
+        return PersonSession(self.store(), resolved, self.args.actor or resolved)
 
     def close(self) -> None:
         """Release the store."""

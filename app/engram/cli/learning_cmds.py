@@ -282,8 +282,10 @@ def cmd_import_legacy(ctx: CommandContext) -> int:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InvalidInput(f"Cannot read {path} as UTF-8 text ({error}).") from None
-    session = ctx.session(ctx.args.person)
-    made = legacy_import.import_legacy(ctx.store(), session.person, text, session.actor)
+    session = ctx.session_maybe_new(ctx.args.person)
+    made = legacy_import.import_legacy(
+        ctx.store(), session.person, text, session.actor, create_person=True
+    )
     if ctx.as_json:
         emit_json({"candidates": made})
     else:

@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(context) or 0)
     except EngramError as error:
-        emit_error(str(error), context.as_json)
+        emit_error(error.for_command_line(), context.as_json)
         return EXIT_ERROR
     except BrokenPipeError:
         # Output piped into `head` and the like: stop quietly, like other Unix tools.

@@ -103,15 +103,17 @@ def cmd_show(ctx: CommandContext) -> int:
 
 def cmd_add(ctx: CommandContext) -> int:
     a = ctx.args
+    kind, scope = parse_enum(Kind, a.kind, "kind"), parse_enum(Scope, a.scope, "scope")
     note_id = notes.add_note(
-        ctx.session(a.person),
+        ctx.session_maybe_new(a.person),
         a.text,
-        parse_enum(Kind, a.kind, "kind"),
-        parse_enum(Scope, a.scope, "scope"),
+        kind,
+        scope,
         durability=Durability.TRANSIENT if a.transient else Durability.LASTING,
         confidence_bp=a.confidence,
         conversation=ConversationId(a.conversation) if a.conversation else None,
         topic=a.topic,
+        create_person=True,
     )
     emit_json({"id": note_id}) if ctx.as_json else emit_line(note_id)
     return 0

@@ -8,6 +8,7 @@ from typing import Any
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
+from engram.model.conversation import EntryKind
 from engram.model.errors import NotAllowed
 from engram.model.events import EventType as E
 from engram.model.events import NewEvent
@@ -15,7 +16,7 @@ from engram.model.ids import ConversationId, PersonId
 from engram.model.notes import Note
 from engram.runtime.conversations import require_conversation
 from engram.runtime.note_writes import reopened_after
-from engram.store import erasure, journal
+from engram.store import conversation_log, erasure, journal
 from engram.store.erasure import Shredded
 
 
@@ -177,3 +178,37 @@ def delete_conversation(
         "raw_file_scan": erasure.scan_files(store, tally.needles),
     }
     return preview
+
+
+SOURCE_CHOICES = 200  # the newest conversations a new note may cite
+FIRST_WORDS = 48
+
+
+def source_choices(session: PersonSession) -> list[tuple[ConversationId, str]]:
+    """The conversations a person's own note may cite (theirs, not incognito: W7), newest
+    first, each named as a person knows it: "date · people · first words"."""
+    store = session.store
+    with store.read() as conn:
+        infos = [i for i in conversation_log.for_person(conn, session.person) if not i.incognito]
+        choices = []
+        for info in reversed(infos[-SOURCE_CHOICES:]):
+            first = next(
+                (
+                    e.seq
+                    for e in conversation_log.entries(conn, info.id)
+                    if e.kind is EntryKind.USER
+                ),
+                None,
+            )
+            texts = (
+                conversation_log.entry_texts(store, conn, info.id, [first])
+                if first is not None
+                else {}
+            )
+            words = " ".join((texts.get(first or 0) or "").split())
+            if len(words) > FIRST_WORDS:
+                words = words[: FIRST_WORDS - 1].rstrip() + "…"
+            people = ", ".join(info.participants)
+            label = f"{info.created_at:%d %b %Y} · {people} · {words or '(no words)'}"
+            choices.append((info.id, label))
+    return choices

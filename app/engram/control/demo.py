@@ -10,6 +10,7 @@ whose notes close.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -31,12 +32,22 @@ from engram.store.store import Store
 MAYA, SAM, INES = PersonId("maya"), PersonId("sam"), PersonId("ines")
 
 
+DEMO_CONVERSATIONS = 9  # the chats _play holds, for progress
+
+
 class _Script:
     """Plays conversations turn by turn on a moving clock."""
 
-    def __init__(self, store: Store, clock: ManualClock) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: ManualClock,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.progress = progress
+        self.played = 0
 
     def later(self, **delta: float) -> None:
         self.clock.advance(timedelta(**delta))
@@ -49,6 +60,9 @@ class _Script:
         surface: Surface = Surface.CHAT,
         incognito: bool = False,
     ) -> tuple[ConversationId, list[TurnId]]:
+        if self.progress is not None:
+            self.progress(self.played, DEMO_CONVERSATIONS)
+        self.played += 1
         info = conversations.start_conversation(
             self.store, people, surface=surface, incognito=incognito, agent="helper"
         )
@@ -94,13 +108,17 @@ def build_demo(
     passphrase: str | None = None,
     kdf: KdfParams | None = None,
     start: datetime | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Create a store at `location` and fill it; returns what it holds."""
+    """Create a store at `location` and fill it; returns what it holds. `progress` hears
+    (conversations played, of how many) as the script plays."""
     begin = start or (datetime.now(UTC) - timedelta(days=42)).replace(microsecond=0)
     clock = ManualClock(begin)
     store = Store.create(location, passphrase=passphrase, kdf=kdf, clock=clock)
     try:
-        _play(_Script(store, clock))
+        _play(_Script(store, clock, progress))
+        if progress is not None:
+            progress(DEMO_CONVERSATIONS, DEMO_CONVERSATIONS)
         people = list_persons(store)
     finally:
         store.close()

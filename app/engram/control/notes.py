@@ -291,8 +291,11 @@ def add_note(
     confidence_bp: int | None = None,
     conversation: ConversationId | None = None,
     topic: str | None = None,
+    create_person: bool = False,
 ) -> NoteId:
-    """A person's own note, optionally citing the conversation it comes from (W1)."""
+    """A person's own note, optionally citing the conversation it comes from (W1). With
+    `create_person`, a person the store has not seen yet is created in the same write, under
+    the session's actor, so a failed note leaves no empty person behind."""
     draft = NoteDraft(
         text=text,
         kind=kind,
@@ -303,6 +306,8 @@ def add_note(
     )
     store = session.store
     with store.write() as txn:
+        if create_person:
+            journal.ensure_person(store, txn, session.person, actor=session.actor)
         cause = None
         if conversation is not None:
             writable_conversation(txn, session.person, conversation)

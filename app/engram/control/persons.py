@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engram.model.errors import StateConflict
 from engram.model.ids import PersonId, person_id
 from engram.model.notes import NoteFilter
 from engram.store import conversation_log, journal, people, projection
@@ -44,9 +45,19 @@ def list_persons(store: Store) -> list[PersonSummary]:
         ]
 
 
-def ensure_person(store: Store, person: str) -> PersonId:
+def ensure_person(store: Store, person: str, actor: str = "engram") -> PersonId:
     """The person, created first if the store does not hold them (an app's new user)."""
     resolved = person_id(person)
     with store.write() as txn:
-        journal.ensure_person(store, txn, resolved)
+        journal.ensure_person(store, txn, resolved, actor=actor)
+    return resolved
+
+
+def add_person(store: Store, person: str, actor: str) -> PersonId:
+    """A new person, created under `actor` (Person > Add person…); StateConflict when the
+    store already holds them, so adding never silently opens someone else's memory."""
+    resolved = person_id(person)
+    with store.write() as txn:
+        if not journal.ensure_person(store, txn, resolved, actor=actor):
+            raise StateConflict(f"{resolved} is already in this store; choose them in the list.")
     return resolved

@@ -108,8 +108,7 @@ class AuditPanel(QWidget):
         """Fill the table (the newest entries, when the journal is long)."""
         first = rows[0]["seq"] if rows else 1
         self.span.setText(
-            f"The newest {len(rows)} entries (from entry {first}); 'engram audit' and Export "
-            "give the whole journal."
+            f"The newest {len(rows)} entries (from entry {first}); Export gives the whole journal."
             if first > 1
             else f"All {len(rows)} journal entries."
         )

@@ -7,6 +7,7 @@ from PySide6.QtCore import QObject, QSettings, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from engram.control.session import PersonSession
+from engram.gui.controllers.adding import AddingController
 from engram.gui.controllers.audience import AudienceController
 from engram.gui.controllers.audit import AuditController
 from engram.gui.controllers.candidates import CandidatesController
@@ -78,6 +79,7 @@ class InspectorController(QObject):
         self.audit = AuditController(hub)
         self.person_actions = PersonActionsController(hub)
         self.undo = UndoController(hub, self.notes)
+        self.adding = AddingController(hub)
         self._link_panels()
         for name, signal in (
             ("unlocked", self.store_lock.unlocked),
@@ -113,6 +115,8 @@ class InspectorController(QObject):
             lambda busy: w.busy_label.setText("working…" if busy else "")
         )
         self.tasks.failed.connect(hub.fail)
+        self.people.listed.connect(self.adding.people_listed)
+        self.adding.person_added.connect(self.people.open_person)
 
     def _show_note(self, note: str) -> None:
         self.w.tabs.setCurrentIndex(0)

@@ -32,6 +32,9 @@ from PySide6.QtWidgets import (
 
 from engram.control.session import check_actor
 from engram.control.turn_block import TurnSight
+from engram.gui.add_dialogs import AddNoteDialog, AddPersonDialog, NoteToAdd, SourceChoice
+from engram.gui.keyring_probe import KeyringProbe
+from engram.gui.new_store_dialog import NewStoreDialog, NewStoreSecret
 from engram.gui.theme import SCOPE_MEANING
 from engram.gui.turn_sight_dialog import TurnSightDialog
 from engram.model.errors import EngramError
@@ -40,6 +43,7 @@ from engram.model.scope import Scope
 T = TypeVar("T")
 FILE_TYPES = {"json": "JSON", "pdf": "PDF documents"}
 DIALOG_WIDTH = 440  # word-wrapped explanations need room to be read
+STORE_FILTER = "Engram stores (*.engram);;All files (*)"
 
 
 class PromptHost(Protocol):
@@ -56,7 +60,12 @@ class PromptHost(Protocol):
     def actor_id(self, person: str, one_person_store: bool) -> str | None: ...
     def save_path(self, suggested: str, caption: str) -> str | None: ...
     def show_turn_sight(self, sight: TurnSight) -> str | None: ...
-    def open_path(self) -> str | None: ...
+    def open_path(self, folder: str = "") -> str | None: ...
+    def new_store_path(self, folder: str) -> str | None: ...
+    def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None: ...
+    def question(self, title: str, text: str, yes: str) -> bool: ...
+    def person_to_add(self) -> str | None: ...
+    def note_to_add(self, sources: Sequence[SourceChoice]) -> NoteToAdd | None: ...
     def show_report(self, title: str, text: str) -> None: ...
     def inform(self, title: str, text: str) -> None: ...
     def error(self, message: str) -> None: ...
@@ -213,6 +222,26 @@ class ActorDialog(QDialog):
             self.problem.setText("")
 
 
+class QuestionDialog(QDialog):
+    """A question with one way forward and Cancel, the default (Enter changes nothing)."""
+
+    def __init__(self, title: str, text: str, yes: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setMinimumWidth(DIALOG_WIDTH)
+        layout = QVBoxLayout(self)
+        self.text = QLabel(text)
+        self.text.setWordWrap(True)
+        layout.addWidget(self.text)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.yes = self.buttons.addButton(yes, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.yes.setAutoDefault(False)
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+
+
 def documents_folder() -> str:
     """The user's documents folder (where exports are offered first)."""
     return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
@@ -317,10 +346,10 @@ class Prompts:
         dialog.setDefaultSuffix(suffix)
         return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
 
-    def open_path(self) -> str | None:
-        """Which store to open."""
+    def open_path(self, folder: str = "") -> str | None:
+        """Which store to open (starting in `folder`, where stores live)."""
         dialog = QFileDialog(
-            self.parent, "Open store", "", "Engram stores (*.engram);;All files (*)"
+            self.parent, "Open store", folder, "Engram stores (*.engram);;All files (*)"
         )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
@@ -329,6 +358,38 @@ class Prompts:
         """Show what a turn got from memory; the id of a note the person chose to see."""
         dialog = TurnSightDialog(sight, self.parent)
         return self._ask(dialog, lambda: dialog.chosen)
+
+    def new_store_path(self, folder: str) -> str | None:
+        """Where a new store goes: a save dialog that opens in `folder` (the data folder).
+        An existing file is not overwritten: creating refuses it in one sentence."""
+        dialog = QFileDialog(
+            self.parent, "New store", str(Path(folder) / "my-store.engram"), STORE_FILTER
+        )
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setOption(QFileDialog.Option.DontConfirmOverwrite)
+        dialog.setDefaultSuffix("engram")
+        return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
+
+    def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None:
+        """The new store's passphrase (twice) and whether to remember its key here."""
+        dialog = NewStoreDialog(path, probe, self.parent)
+        return self._ask(dialog, dialog.secret)
+
+    def question(self, title: str, text: str, yes: str) -> bool:
+        """A yes-or-no question whose default is no; True only for `yes`."""
+        dialog = QuestionDialog(title, text, yes, self.parent)
+        return bool(self._ask(dialog, lambda: True))
+
+    def person_to_add(self) -> str | None:
+        """The id of a person to add."""
+        dialog = AddPersonDialog(self.parent)
+        return self._ask(dialog, dialog.person)
+
+    def note_to_add(self, sources: Sequence[SourceChoice]) -> NoteToAdd | None:
+        """A new note: text, kind, scope, optionally the conversation it comes from."""
+        dialog = AddNoteDialog(sources, self.parent)
+        return self._ask(dialog, dialog.note)
 
     def show_report(self, title: str, text: str) -> None:
         """Show a long result (erasure report, verify problems)."""

@@ -30,6 +30,7 @@ from engram.gui.audit_panel import AuditPanel
 from engram.gui.candidates_panel import CandidatesPanel
 from engram.gui.conversations_panel import ConversationsPanel
 from engram.gui.detail_panel import DetailPanel
+from engram.gui.empty_state import EmptyState
 from engram.gui.notes_model import (
     SCOPE_COLUMN,
     NotesTableModel,
@@ -188,6 +189,8 @@ class MainWindow(QMainWindow):
         for column, width in enumerate(widths):
             header.resizeSection(column, width)
         notes_layout.addWidget(self.table, 1)
+        self.empty_state = EmptyState()
+        notes_layout.addWidget(self.empty_state, 1)
         self.tabs.addTab(notes_tab, "&Notes")
 
         self.timeline = TimelineView()
@@ -224,6 +227,9 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         self.open_action = self._action("&Open store…", QKeySequence.StandardKey.Open)
+        self.new_store_action = self._action("&New store…", QKeySequence.StandardKey.New)
+        self.add_person_action = self._action("&Add person…", None)
+        self.add_note_action = self._action("&Add note…", "Ctrl+Shift+N")
         self.lock_action = self._action("&Lock", "Ctrl+L")
         self.export_action = self._action("&Export person…", "Ctrl+E")
         self.report_action = self._action("Save access &report…", "Ctrl+Shift+R")
@@ -244,6 +250,7 @@ class MainWindow(QMainWindow):
             (
                 "&File",
                 [
+                    self.new_store_action,
                     self.open_action,
                     self.lock_action,
                     self.export_action,
@@ -254,11 +261,20 @@ class MainWindow(QMainWindow):
             ),
             (
                 "&Note",
-                [self.undo_action, None, self.edit_action, self.scope_action, self.delete_action],
+                [
+                    self.undo_action,
+                    None,
+                    self.add_note_action,
+                    self.edit_action,
+                    self.scope_action,
+                    self.delete_action,
+                ],
             ),
             (
                 "&Person",
                 [
+                    self.add_person_action,
+                    None,
                     self.delete_conversation_action,
                     self.erase_action,
                     None,
@@ -296,6 +312,7 @@ class MainWindow(QMainWindow):
     def targeted_actions(self) -> tuple[QAction, ...]:
         """The actions that act on something chosen; disabled while there is nothing."""
         return (
+            self.add_note_action,
             self.edit_action,
             self.scope_action,
             self.delete_action,
@@ -319,6 +336,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.inspector if shown else self.unlock_page)
         for action in (
             self.lock_action,
+            self.add_person_action,
             self.find_action,
             self.time_travel_action,
             self.refresh_action,

@@ -148,9 +148,10 @@ class AgentConfig:
         agent's memory_remember tool or the HTTP API alike. Correcting, forgetting and
         reading what is kept are never switched off."""
         if "remember" not in self.tools.enabled:
+            start = f"Agent {self.name!r} takes no new items: memory.tools.remember is off"
             raise NotAllowed(
-                f"Agent {self.name!r} takes no new items: memory.tools.remember is off in its "
-                "configuration ('engram agents set')."
+                f"{start} in its configuration.",
+                cli_message=f"{start} in its configuration ('engram agents set').",
             )
 
     def require_writable(self, kind: Kind) -> Kind:

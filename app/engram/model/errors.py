@@ -4,7 +4,20 @@ from __future__ import annotations
 
 
 class EngramError(Exception):
-    """Base of every error Engram reports to a person rather than as a bug."""
+    """Base of every error Engram reports to a person rather than as a bug.
+
+    The message is face-neutral: it never names a command-line flag or command, since the
+    window shows it too. Where the command line can say more precisely what to type, it
+    is given as `cli_message`, which only the CLI prints.
+    """
+
+    def __init__(self, message: str = "", *, cli_message: str | None = None) -> None:
+        super().__init__(message)
+        self.cli_message = cli_message
+
+    def for_command_line(self) -> str:
+        """The sentence the CLI prints."""
+        return self.cli_message or str(self)
 
 
 class InvalidInput(EngramError):
@@ -55,3 +68,12 @@ class NotAStore(EngramError):
 
 class ReadOnlyStore(EngramError):
     """The store, or the folder it lives in, cannot be written; nothing was changed."""
+
+
+def damaged(what_happened: str) -> CorruptStore:
+    """A damaged store, and how to find out more: in the window, Verify integrity; on the
+    command line, `engram verify`."""
+    return CorruptStore(
+        f"{what_happened}; verify the store's integrity to see what is affected.",
+        cli_message=f"{what_happened}; run 'engram verify'.",
+    )

@@ -60,7 +60,10 @@ def require_agent(store: Store, name: str) -> AgentConfig:
     with store.read() as conn:
         config = agent_configs.get(conn, name)
     if config is None:
-        raise NotFound(f"There is no configured agent {name!r}; set it with 'engram agents set'.")
+        raise NotFound(
+            f"There is no configured agent {name!r}; configure it first.",
+            cli_message=f"There is no configured agent {name!r}; set it with 'engram agents set'.",
+        )
     return config
 
 

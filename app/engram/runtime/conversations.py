@@ -170,7 +170,10 @@ def excise_tool_result(
 ) -> None:
     """An administrator removes a tool result's content; the chain keeps its place (H4, H5)."""
     if not reason.strip():
-        raise InvalidInput("Say why the tool result is removed: --reason is required.")
+        raise InvalidInput(
+            "Say why the tool result is removed; a reason is required.",
+            cli_message="Say why the tool result is removed: --reason is required.",
+        )
     require_conversation(store, conversation)
     with store.write() as txn:
         entries = conversation_log.entries(txn.conn, conversation)

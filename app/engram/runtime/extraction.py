@@ -258,10 +258,11 @@ def _run(
             events = _events(report, verdicts.kept, info.id, config, extractor.name)
             journal.append(store, txn, person, events)
         return report
-    raise Conflict(
+    start = (
         f"{person}'s notes kept changing while learning from conversation {info.id}; "
-        "nothing was written — run 'engram learn' again."
+        "nothing was written"
     )
+    raise Conflict(f"{start} — learn again.", cli_message=f"{start} — run 'engram learn' again.")
 
 
 def _request(

@@ -87,9 +87,15 @@ def guess_kind(text: str) -> Kind:
 
 
 def import_legacy(
-    store: Store, person: PersonId, markdown: str, actor: str = ACTOR
+    store: Store,
+    person: PersonId,
+    markdown: str,
+    actor: str = ACTOR,
+    *,
+    create_person: bool = False,
 ) -> list[dict[str, Any]]:
-    """Turn a legacy memory file into pending candidates for `person`; returns them."""
+    """Turn a legacy memory file into pending candidates for `person`; returns them. With
+    `create_person`, a person the store has not seen yet is created in the same write."""
     if len(markdown) > MAX_FILE_CHARS:
         raise InvalidInput(f"The file is larger than {MAX_FILE_CHARS:,} characters; split it.")
     found = statements(markdown)
@@ -114,6 +120,9 @@ def import_legacy(
         events.append(event)
         made.append((candidate, text, kind))
     with store.write() as txn:
-        journal.require_person(txn.conn, person)
+        if create_person:
+            journal.ensure_person(store, txn, person, actor=actor)
+        else:
+            journal.require_person(txn.conn, person)
         journal.append(store, txn, person, events)
     return [{"candidate": c, "text": t, "kind": k.value} for c, t, k in made]

@@ -29,9 +29,10 @@ def put(store: Store, conn: Connection, config: AgentConfig, at: int, actor: str
 
 
 def _damaged(name: str) -> CorruptStore:
+    start = f"The stored configuration of agent {name!r} is damaged (changed outside Engram)"
     return CorruptStore(
-        f"The stored configuration of agent {name!r} is damaged (changed outside Engram); run "
-        "'engram verify', then set it again with 'engram agents set'."
+        f"{start}; verify the store's integrity, then configure the agent again.",
+        cli_message=f"{start}; run 'engram verify', then set it again with 'engram agents set'.",
     )
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, Row, bindparam, func, insert, select
 
 from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
-from engram.model.errors import CorruptStore
+from engram.model.errors import damaged
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
 from engram.store import chain, crypto, schema
 from engram.store.crypto import SealBroken
@@ -258,9 +258,8 @@ def entry_texts(
         try:
             plain = crypto.unseal(key, row.sealed, log_aad(store.info.id, conversation, row.seq))
         except SealBroken:
-            raise CorruptStore(
-                f"The store is damaged: conversation {conversation} entry {row.seq} does not "
-                "open; run 'engram verify'."
+            raise damaged(
+                f"The store is damaged: conversation {conversation} entry {row.seq} does not open"
             ) from None
         found[int(row.seq)] = plain.decode("utf-8")
     return found

@@ -38,11 +38,15 @@ def _what_is_wrong(path: Path) -> Exception | None:
     """Why `path` is not a store (missing, folder, unreadable, empty, foreign), or None."""
     if not path.exists():
         return StoreMissing(
-            f"There is no store at {path}; create one with 'engram init' or 'engram demo', "
-            "or point --store at an existing one."
+            f"There is no store at {path}; create one, open the demo, or choose an existing store.",
+            cli_message=f"There is no store at {path}; create one with 'engram init' or "
+            "'engram demo', or point --store at an existing one.",
         )
     if path.is_dir():
-        return NotAStore(f"{path} is a folder, not an Engram store; point --store at a store file.")
+        return NotAStore(
+            f"{path} is a folder, not an Engram store; choose a store file.",
+            cli_message=f"{path} is a folder, not an Engram store; point --store at a store file.",
+        )
     try:
         with open(path, "rb") as handle:
             head = handle.read(len(SQLITE_MAGIC))

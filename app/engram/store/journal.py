@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Row, insert, select
 
 from engram.engine.fold import FoldError, StaleRevision, apply_event
 from engram.model.clock import from_micros, to_micros
-from engram.model.errors import Conflict, CorruptStore, NotAllowed, NotFound
+from engram.model.errors import Conflict, NotAllowed, NotFound, damaged
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.store import chain, crypto, schema
@@ -58,8 +58,15 @@ def require_person(conn: Connection, person: PersonId) -> None:
         raise NotFound(f"There is no person {person!r} in this store.")
 
 
-def ensure_person(store: Store, txn: WriteTxn, person: PersonId, name: str | None = None) -> bool:
-    """Create the person (data key, row, first journal event) if new; True if created."""
+def ensure_person(
+    store: Store,
+    txn: WriteTxn,
+    person: PersonId,
+    name: str | None = None,
+    actor: str = "engram",
+) -> bool:
+    """Create the person (data key, row, first journal event, recorded under `actor`) if
+    new; True if created."""
     lock(txn, person)  # two writers creating one new person: the second waits, then sees it
     if person_exists(txn.conn, person):
         return False
@@ -73,7 +80,7 @@ def ensure_person(store: Store, txn: WriteTxn, person: PersonId, name: str | Non
         insert(schema.persons).values(id=person, created_at=store.now_micros(), sealed_name=sealed)
     )
     store.touched(schema.persons, person)
-    append(store, txn, person, [NewEvent(EventType.PERSON_CREATED, actor="engram")])
+    append(store, txn, person, [NewEvent(EventType.PERSON_CREATED, actor=actor)])
     return True
 
 
@@ -99,9 +106,7 @@ def append(
     target = ProjectionTarget(conn, person)
     target.prefetch(_named_notes(new_events))
     if target.seq != seq:
-        raise CorruptStore(
-            f"The store is damaged: {person}'s notes and journal disagree; run 'engram verify'."
-        )
+        raise damaged(f"The store is damaged: {person}'s notes and journal disagree")
     rows: list[dict[str, object]] = []
     payloads: list[dict[str, object]] = []
     committed: list[Event] = []
@@ -258,9 +263,8 @@ def texts(
             try:
                 found[int(row.seq)] = crypto.unseal(key, row.sealed, aad).decode("utf-8")
             except SealBroken:
-                raise CorruptStore(
-                    f"The store is damaged: {person}'s journal entry {row.seq} does not open; "
-                    "run 'engram verify'."
+                raise damaged(
+                    f"The store is damaged: {person}'s journal entry {row.seq} does not open"
                 ) from None
     return found
 

@@ -41,6 +41,11 @@ class KeyringAccess:
             return None
         return f"{type(backend).__module__}.{type(backend).__name__}"
 
+    def usable_backend(self) -> str | None:
+        """`backend_name`, asked with the timeout (finding a backend can itself hang): the
+        name, None when there is no usable keyring, KeyUnavailable when it does not answer."""
+        return self._call(self.backend_name)
+
     def get(self, store_id: str) -> bytes | None:
         """The store key, or None if the keyring has none for this store."""
         text = self._call(lambda: keyring.get_password(SERVICE, store_id))

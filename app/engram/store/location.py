@@ -12,9 +12,14 @@ from engram.store.dialect import sqlite_path
 DEFAULT_NAME = "default.engram"
 
 
+def stores_folder() -> Path:
+    """Where stores live unless told otherwise: the platform's user data folder."""
+    return platformdirs.user_data_path("engram")
+
+
 def default_store_path() -> Path:
     """The platform's user data folder, e.g. ~/.local/share/engram/default.engram."""
-    return platformdirs.user_data_path("engram") / DEFAULT_NAME
+    return stores_folder() / DEFAULT_NAME
 
 
 def store_url(location: str | os.PathLike[str] | None) -> str:

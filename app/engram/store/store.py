@@ -21,6 +21,7 @@ from engram.model.errors import (
     NotAStore,
     ReadOnlyStore,
     StoreExists,
+    StoreMissing,
     WrongPassphrase,
 )
 from engram.store import crypto, file_check, ledger, migrate, schema
@@ -138,8 +139,10 @@ class Store:
         kdf: KdfParams | None = None,
         clock: Clock | None = None,
         keyring: KeyringAccess | None = None,
+        create_folders: bool = True,
     ) -> Store:
-        """Create a new store; its key goes to the OS keyring and/or behind a passphrase."""
+        """Create a new store; its key goes to the OS keyring and/or behind a passphrase.
+        Without `create_folders`, a missing folder is refused (the window asks first)."""
         url = store_url(location)
         access = keyring or KeyringAccess()
         backend = access.backend_name() if use_keyring else None
@@ -149,9 +152,12 @@ class Store:
                 if use_keyring
                 else "the keyring was turned off"
             )
-            raise KeyUnavailable(
+            start = (
                 f"Cannot create a store: {reason} and no passphrase was given, so its key "
-                f"would have nowhere safe to live; {PASSPHRASE_HINT}."
+                "would have nowhere safe to live"
+            )
+            raise KeyUnavailable(
+                f"{start}; choose a passphrase.", cli_message=f"{start}; {PASSPHRASE_HINT}."
             )
         if passphrase is not None and not passphrase:
             raise KeyUnavailable("The passphrase is empty; choose one with some characters.")
@@ -163,6 +169,11 @@ class Store:
                 raise NotAStore(
                     f"There is already a file at {path}, and it is not an Engram store; it was "
                     "left unchanged — choose another place, or remove it first."
+                )
+            if not create_folders and not path.parent.is_dir():
+                raise StoreMissing(
+                    f"The folder {path.parent} does not exist; choose another place or "
+                    "create the folder first."
                 )
             with contextlib.suppress(PermissionError):  # the sentence below names the folder
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -372,9 +383,11 @@ class Store:
         error itself when it is neither (a bug, or a busy database)."""
         kind = failure_kind(error)
         if kind == "damaged":
+            start = f"The store at {describe(self.url)} is damaged ({error.orig})"
             return CorruptStore(
-                f"The store at {describe(self.url)} is damaged ({error.orig}); run 'engram "
-                "verify' to see where, and restore it from a backup."
+                f"{start}; verify its integrity to see where, and restore it from a backup.",
+                cli_message=f"{start}; run 'engram verify' to see where, and restore it from a "
+                "backup.",
             )
         if kind == "read-only":
             return ReadOnlyStore(
@@ -546,6 +559,14 @@ def _read_info(engine: Engine, url: str) -> StoreInfo:
     return info
 
 
+def _needs_passphrase(what_happened: str) -> KeyUnavailable:
+    """The store opens with its passphrase instead; the CLI says how to give it."""
+    return KeyUnavailable(
+        f"{what_happened}; open it with its passphrase.",
+        cli_message=f"{what_happened}; {PASSPHRASE_HINT}.",
+    )
+
+
 def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> bytes:
     if passphrase is not None:
         if info.kek_by_passphrase is None or info.salt is None or info.kdf is None:
@@ -564,9 +585,9 @@ def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> b
     backend = access.backend_name()
     if backend is None:
         if has_passphrase:
-            raise KeyUnavailable(
+            raise _needs_passphrase(
                 "There is no usable OS keyring on this computer, so the store's key cannot "
-                f"be fetched from it; {PASSPHRASE_HINT}."
+                "be fetched from it"
             )
         raise KeyUnavailable(
             "There is no usable OS keyring on this computer and this store has no "
@@ -580,12 +601,15 @@ def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> b
                 f"{info.keyring_backend}, now {backend}) and holds no key for it; open it "
                 "with its passphrase. No new store was created."
             )
-        hint = PASSPHRASE_HINT if has_passphrase else "open it where it was created"
-        raise KeyUnavailable(f"The OS keyring holds no key for this store; {hint}.")
+        if has_passphrase:
+            raise _needs_passphrase("The OS keyring holds no key for this store")
+        raise KeyUnavailable(
+            "The OS keyring holds no key for this store; open it where it was created."
+        )
     try:
         crypto.unseal(kek, info.sealed_signing_seed, _signing_aad(info.id))
     except SealBroken:
-        raise KeyUnavailable(
-            f"The key the OS keyring holds for this store does not open it; {PASSPHRASE_HINT}."
+        raise _needs_passphrase(
+            "The key the OS keyring holds for this store does not open it"
         ) from None
     return kek

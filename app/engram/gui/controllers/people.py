@@ -19,6 +19,7 @@ class PeopleController(QObject):
     """Lists people after an unlock and after every change; opens the one chosen."""
 
     person_opened = Signal(str)
+    listed = Signal(list)  # the people, with counts, as now shown
 
     def __init__(self, hub: Hub) -> None:
         super().__init__(hub)
@@ -85,6 +86,8 @@ class PeopleController(QObject):
             if person.id == current:
                 listing.setCurrentItem(item)
         listing.blockSignals(False)
+        if self.hub.store is not None:
+            self.listed.emit(people)
 
     def _person_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
         if current is not None:

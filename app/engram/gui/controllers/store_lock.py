@@ -7,15 +7,34 @@ hub, whose one signal tells every panel.
 from __future__ import annotations
 
 import gc
+from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
+from engram.control.demo import build_demo
 from engram.gui.controllers.hub import Hub
 from engram.gui.idle_lock import IdleLock
+from engram.gui.keyring_probe import KeyringProbe
+from engram.gui.new_store_dialog import NewStoreSecret
 from engram.gui.tasks import TaskContext
+from engram.model.errors import KeyUnavailable
+from engram.store.location import stores_folder
 from engram.store.store import Store
 
 RECENT_STORES = 8
+DEMO_NAME = "demo.engram"
+# Without a keyring, the demo (made-up people) is kept behind this passphrase, said on screen.
+DEMO_PASSPHRASE = "demo-store"
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A store that opened, and what to tell the person about it."""
+
+    store: Store
+    title: str = ""  # a confirmation worth stopping for ("Store created")
+    text: str = ""
 
 
 class StoreLockController(QObject):
@@ -33,9 +52,15 @@ class StoreLockController(QObject):
         self.idle = idle
         page = self.w.unlock_page
         page.unlock_requested.connect(self.unlock)
-        page.create_requested.connect(self.create)
+        page.create_requested.connect(self.new_store)
         page.browse_requested.connect(self.browse)
+        page.demo_requested.connect(self.open_demo)
         self.w.open_action.triggered.connect(self.browse)
+        self.w.new_store_action.triggered.connect(self.new_store)
+        self.probe = KeyringProbe(hub.tasks, self)
+        self.probe.changed.connect(lambda: page.set_keyring(self.probe.usable, self.probe.reason))
+        page.set_keyring(None, self.probe.reason)
+        self.probe.check()
         self.w.lock_action.triggered.connect(lambda: self.lock("Locked."))
         self.w.quit_action.triggered.connect(self.quit)
         self.w.closing.connect(lambda: self.lock("Closed."))
@@ -52,7 +77,7 @@ class StoreLockController(QObject):
 
     def browse(self) -> None:
         """Choose a store file; locks the open one, since the other needs its own key."""
-        path = self.hub.ask(lambda p: p.open_path())
+        path = self.hub.ask(lambda p: p.open_path(str(_existing(stores_folder()))))
         if path:
             self.w.unlock_page.set_recent(self.recent_stores(), path)
             if self.hub.store is not None:
@@ -65,37 +90,144 @@ class StoreLockController(QObject):
             return
         self.w.unlock_page.busy(True, "Unlocking…")
 
-        def work(_: TaskContext) -> Store:
+        def work(_: TaskContext) -> Opened:
             store = Store.open(path, passphrase=passphrase or None)
+            if not (remember and passphrase):
+                return Opened(store)
             try:
-                if remember and passphrase:
-                    store.remember_key()
+                store.remember_key()
+            except KeyUnavailable as error:
+                # The passphrase was right: open the store, and say the key was not kept.
+                return Opened(store, "Not remembered", f"The store is open, but {_lower(error)}")
             except BaseException:
                 store.close()
                 raise
-            return store
+            return Opened(store)
 
         self.hub.tasks.run(work, self._opened, self._unlock_failed)
 
-    def create(self, path: str, passphrase: str, remember: bool) -> None:
-        """Create a new, empty store."""
-        if not path:
-            self.w.unlock_page.reset("Type where the new store should go.")
-            return
-        self.w.unlock_page.busy(True, "Creating…")
+    # ---- a new store ---------------------------------------------------------------------
 
-        def work(_: TaskContext) -> Store:
-            return Store.create(
-                path, passphrase=passphrase or None, use_keyring=remember or not passphrase
+    def new_store(self) -> None:
+        """File > New store…: where (a save dialog in the data folder), then the passphrase;
+        a missing folder is created only when the person says so."""
+        self.probe.check()  # the passphrase dialog offers "Remember" only if a keyring works
+        folder = stores_folder()
+        if not folder.is_dir():
+            if self._ask_to_create(folder):
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                except OSError as error:
+                    self.hub.fail(f"Cannot create the folder {folder} ({error.strerror}).")
+                    return
+            else:
+                folder = _existing(folder)
+        path = self.hub.ask(lambda p: p.new_store_path(str(folder)))
+        if not path:
+            return
+        target = Path(path)
+        if target.exists():
+            self.hub.fail(f"A store already exists at {target}; open it instead.")
+            return
+        create_folders = not target.parent.is_dir()
+        if create_folders and not self._ask_to_create(target.parent):
+            self.hub.fail(f"No store was created: the folder {target.parent} does not exist.")
+            return
+        secret = self.hub.ask(lambda p: p.new_store_secret(path, self.probe))
+        if secret is None:
+            return
+        self._create(path, secret, create_folders)
+
+    def _ask_to_create(self, folder: Path) -> bool:
+        return bool(
+            self.hub.ask(
+                lambda p: p.question(
+                    "Create folder?",
+                    f"The folder {folder} does not exist yet. Create it for the new store?",
+                    "Create folder",
+                )
+            )
+        )
+
+    def _create(self, path: str, secret: NewStoreSecret, create_folders: bool) -> None:
+        self._working("Creating the store…")
+
+        def work(_: TaskContext) -> Opened:
+            store = Store.create(
+                path,
+                passphrase=secret.passphrase,
+                use_keyring=secret.remember,
+                create_folders=create_folders,
+            )
+            where = store.url.removeprefix("sqlite:///")
+            kept = (
+                "Its key is also remembered on this computer."
+                if store.info.keyring_backend
+                else "It opens with its passphrase only."
+                + (" The keyring could not keep its key." if secret.remember else "")
+            )
+            return Opened(
+                store,
+                "Store created",
+                f"Created a new, empty store at {where}. {kept} Keep the passphrase safe: "
+                "nobody can open the store without it. Add a person to begin.",
             )
 
-        self.hub.tasks.run(work, self._opened, self._unlock_failed)
+        self.hub.tasks.run(work, self._opened, self._create_failed)
+
+    def open_demo(self) -> None:
+        """Open the demo store, building it first (through control/demo) if it is not there."""
+        path = stores_folder() / DEMO_NAME
+        if path.exists():
+            self.w.unlock_page.set_recent(self.recent_stores(), str(path))
+            keyring = self.probe.usable is True
+            self.unlock(str(path), "" if keyring else DEMO_PASSPHRASE, False)
+            return
+        if not path.parent.is_dir() and not self._ask_to_create(path.parent):
+            return
+        passphrase = None if self.probe.usable else DEMO_PASSPHRASE
+        self._working("Building the demo store…")
+
+        def work(context: TaskContext) -> Opened:
+            build_demo(str(path), passphrase=passphrase, progress=context.progress)
+            store = Store.open(str(path), passphrase=passphrase)
+            how = (
+                "Its key is remembered on this computer."
+                if passphrase is None
+                else f"Its passphrase is {passphrase}."
+            )
+            return Opened(
+                store,
+                "Demo store",
+                f"Built the demo store at {path}: made-up people, conversations and "
+                f"candidates, through the real runtime. {how}",
+            )
+
+        task = self.hub.tasks.run(work, self._opened, self._create_failed)
+        task.progressed.connect(
+            lambda done, total: self.w.unlock_page.message.setText(
+                f"Building the demo store… conversation {done} of {total}"
+            )
+        )
+
+    def _working(self, text: str) -> None:
+        if self.hub.store is None:
+            self.w.unlock_page.busy(True, text)
+        self.hub.status(text, 60_000)
+
+    def _create_failed(self, message: str) -> None:
+        if self.hub.store is None:
+            self.w.unlock_page.reset(message)
+        self.hub.fail(message)
 
     def _unlock_failed(self, message: str) -> None:
         self.w.unlock_page.reset(message)
         self.failed.emit(message)
 
-    def _opened(self, store: Store) -> None:
+    def _opened(self, opened: Opened) -> None:
+        store = opened.store
+        if self.hub.store is not None:  # File > New store… while another was open
+            self.lock("")
         path = store.url.removeprefix("sqlite:///")
         recent = [path, *self.recent_stores()]
         self.settings.setValue("recent_stores", list(dict.fromkeys(recent))[:RECENT_STORES])
@@ -110,6 +242,9 @@ class StoreLockController(QObject):
         gc.freeze()
         self.hub.set_store(store)
         self.unlocked.emit()
+        if opened.title:
+            self.hub.status(opened.text, 15_000)
+            self.hub.prompts.inform(opened.title, opened.text)
 
     def lock(self, message: str = "Locked.") -> None:
         """Drop every decrypted thing and the key; the unlock page asks again."""
@@ -127,9 +262,23 @@ class StoreLockController(QObject):
         w.show_inspector(False)
         w.unlock_page.set_recent(self.recent_stores(), None)
         w.unlock_page.reset(message)
+        self.probe.check()  # a keyring may have come or gone meanwhile
         self.locked.emit()
 
     def quit(self) -> None:
         """Lock (closing every dialog), then close the window."""
         self.lock("Closed.")
         self.w.close()
+
+
+def _existing(folder: Path) -> Path:
+    """`folder`, or the nearest folder above it that exists (a dialog cannot start in a
+    folder that is not there, and none is created without asking)."""
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def _lower(error: Exception) -> str:
+    text = str(error)
+    return text[:1].lower() + text[1:]

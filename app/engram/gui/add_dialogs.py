@@ -1,0 +1,177 @@
+"""Person > Add person… and Note > Add note…: what a new person or note needs, in words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engram.model.errors import EngramError
+from engram.model.ids import person_id
+from engram.model.scope import Kind, Scope
+
+KIND_MEANING = {
+    Kind.FACT: "Fact — something true about the person (lives in Lyon).",
+    Kind.PREFERENCE: "Preference — how they like things (answers in French).",
+    Kind.OPEN_THREAD: "Open thread — something to follow up (waiting for a visa).",
+    Kind.STYLE: "Style — how to talk with them (short answers, no small talk).",
+}
+SCOPE_LINE = {
+    Scope.DIRECT: "Only when the person alone reads; never in a shared conversation.",
+    Scope.UNSPECIFIED: "Private, as direct, until the person says who may hear it.",
+    Scope.PORTABLE: "May reach any audience, shared conversations included.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SourceChoice:
+    """A conversation a note may cite, as a person knows it ("date · people · words")."""
+
+    conversation: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteToAdd:
+    """What the Add note dialog answers."""
+
+    text: str
+    kind: Kind
+    scope: Scope
+    conversation: str | None
+
+
+def _buttons(dialog: QDialog, ok: str) -> tuple[QDialogButtonBox, QWidget]:
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+    )
+    accept = buttons.button(QDialogButtonBox.StandardButton.Ok)
+    accept.setText(ok)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons, accept
+
+
+class AddPersonDialog(QDialog):
+    """The id a person is known by to the agent's host (an email or a user name)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Add person")
+        self.setMinimumWidth(440)
+        layout = QVBoxLayout(self)
+        intro = QLabel(
+            "Add someone whose memory this store keeps, by the id the agent's application "
+            "knows them by (a user name or an email address)."
+        )
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.field = QLineEdit()
+        self.field.setAccessibleName("The new person's id")
+        self.field.setPlaceholderText("for example ana or ana@example.org")
+        layout.addWidget(self.field)
+        self.problem = QLabel("")
+        self.problem.setWordWrap(True)
+        self.problem.setAccessibleName("Why the id is not accepted")
+        layout.addWidget(self.problem)
+        self.buttons, self.ok = _buttons(self, "Add person")
+        layout.addWidget(self.buttons)
+        self.field.textChanged.connect(self._check)
+        self._check("")
+
+    def person(self) -> str | None:
+        """The accepted id."""
+        try:
+            return person_id(self.field.text().strip())
+        except EngramError:
+            return None
+
+    def _check(self, text: str) -> None:
+        try:
+            person_id(text.strip())
+        except EngramError as error:
+            self.ok.setEnabled(False)
+            self.problem.setText(str(error) if text.strip() else "")
+        else:
+            self.ok.setEnabled(True)
+            self.problem.setText("")
+
+
+class AddNoteDialog(QDialog):
+    """Text, kind, who may hear it (each scope in one line), and where it comes from."""
+
+    def __init__(self, sources: Sequence[SourceChoice], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Add note")
+        self.setMinimumWidth(520)
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        self.text = QPlainTextEdit()
+        self.text.setAccessibleName("The note's text")
+        self.text.setPlaceholderText("What should the agent remember?")
+        self.text.setMaximumHeight(90)
+        form.addRow("&Text:", self.text)
+        self.kind = QComboBox()
+        self.kind.setAccessibleName("Kind of note")
+        for kind in Kind:
+            self.kind.addItem(KIND_MEANING[kind], kind.value)
+        form.addRow("&Kind:", self.kind)
+        layout.addLayout(form)
+        scopes = QWidget()
+        scopes.setAccessibleName("Who may hear it")
+        scope_layout = QVBoxLayout(scopes)
+        scope_layout.setContentsMargins(0, 0, 0, 0)
+        self.scope_group = QButtonGroup(self)
+        self.scope_buttons: dict[Scope, QRadioButton] = {}
+        for index, scope in enumerate(Scope):
+            button = QRadioButton(f"{scope.value} — {SCOPE_LINE[scope]}")
+            button.setAccessibleName(f"Scope {scope.value}: {SCOPE_LINE[scope]}")
+            button.setToolTip(SCOPE_LINE[scope])
+            self.scope_group.addButton(button, index)
+            self.scope_buttons[scope] = button
+            scope_layout.addWidget(button)
+        self.scope_buttons[Scope.DIRECT].setChecked(True)
+        heading = QLabel("Who may &hear it:")
+        heading.setBuddy(self.scope_buttons[Scope.DIRECT])
+        layout.addWidget(heading)
+        layout.addWidget(scopes)
+        form = QFormLayout()
+        self.source = QComboBox()
+        self.source.setAccessibleName("The conversation it comes from (optional)")
+        self.source.addItem("No conversation — the person said so here", None)
+        for choice in sources:
+            self.source.addItem(choice.label, choice.conversation)
+            self.source.setItemData(self.source.count() - 1, choice.conversation, 3)  # tooltip
+        form.addRow("&From:", self.source)
+        layout.addLayout(form)
+        self.buttons, self.ok = _buttons(self, "Add note")
+        layout.addWidget(self.buttons)
+        self.text.textChanged.connect(self._check)
+        self._check()
+
+    def _check(self) -> None:
+        self.ok.setEnabled(bool(self.text.toPlainText().strip()))
+
+    def note(self) -> NoteToAdd:
+        """The accepted note."""
+        scope = list(Scope)[self.scope_group.checkedId()]
+        data = self.source.currentData()
+        return NoteToAdd(
+            self.text.toPlainText().strip(),
+            Kind(self.kind.currentData()),
+            scope,
+            str(data) if data else None,
+        )
