@@ -55,3 +55,7 @@ class NotAStore(EngramError):
 
 class ReadOnlyStore(EngramError):
     """The store, or the folder it lives in, cannot be written; nothing was changed."""
+
+
+class ErasureIncomplete(EngramError):
+    """An erasure committed, but erased bytes may remain in the store's files for now."""

@@ -51,6 +51,14 @@ class KeyringAccess:
         encoded = base64.b64encode(key).decode("ascii")
         self._call(lambda: keyring.set_password(SERVICE, store_id, encoded))
 
+    def get_text(self, user: str) -> str | None:
+        """Another entry of this store under service 'engram' (the checkpoint anchor)."""
+        return self._call(lambda: keyring.get_password(SERVICE, user))
+
+    def set_text(self, user: str, text: str) -> None:
+        """Keep a short text under service 'engram' (the checkpoint anchor)."""
+        self._call(lambda: keyring.set_password(SERVICE, user, text))
+
     def delete(self, store_id: str) -> None:
         """Forget the store key on this computer (no error if it was not there)."""
 

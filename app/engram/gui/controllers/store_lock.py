@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from engram.gui.controllers.hub import Hub
 from engram.gui.idle_lock import IdleLock
+from engram.gui.release_hook import ReleaseHook
 from engram.gui.tasks import TaskContext
 from engram.store.store import Store
 
@@ -44,6 +45,13 @@ class StoreLockController(QObject):
         )
         page.set_recent(self.recent_stores(), None)
         self.w.show_inspector(False)
+        # An erasure finishing in another process asks every holder to let go: the store
+        # already dropped its keys and decrypted text; every panel reloads what it shows.
+        self.release_hook = ReleaseHook(self, on_release=self._let_go)
+
+    def _let_go(self) -> None:
+        self.hub.status("Another program erased data in this store; the view was reloaded.")
+        self.hub.changed.emit("erased elsewhere")
 
     def recent_stores(self) -> list[str]:
         """Stores opened before, newest first."""
@@ -104,6 +112,7 @@ class StoreLockController(QObject):
         self.w.show_inspector(True)
         self.w.people.setFocus()  # never the passphrase field, hidden now
         self.idle.arm()
+        self.release_hook.watch(store)
         # What is alive now lives as long as the session: keep the collector off it, so its
         # full passes stay short while the person scrolls.
         gc.collect()
@@ -116,6 +125,7 @@ class StoreLockController(QObject):
         hub = self.hub
         hub.prompts.close_all()  # no dialog stays above the unlock page, nor acts later
         self.idle.disarm()
+        self.release_hook.watch(None)
         store = hub.store
         hub.set_store(None)  # every panel cancels its long work and forgets what it showed
         hub.tasks.wait()
