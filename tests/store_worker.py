@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -60,3 +61,33 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def run_cli(
+    store_path: Path, *args: str, crash_at: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`engram --store STORE --passphrase-env … ARGS` in a process of its own; with
+    `crash_at`, that process kills itself with SIGKILL at the named point (store/faults.py)."""
+    from tests.conftest import PASSPHRASE
+
+    env = {**os.environ, "ENGRAM_TEST_PASSPHRASE": PASSPHRASE}
+    env.pop("ENGRAM_CRASH_AT", None)
+    if crash_at:
+        env["ENGRAM_CRASH_AT"] = crash_at
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engram.cli.main",
+            "--store",
+            str(store_path),
+            "--passphrase-env",
+            "ENGRAM_TEST_PASSPHRASE",
+            *args,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
