@@ -632,13 +632,13 @@ def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> b
         )
     kek = access.get(info.id)
     if kek is None:
+        hint = PASSPHRASE_HINT if has_passphrase else "open it where it was created"
         if info.keyring_backend and backend != info.keyring_backend:
             raise KeyUnavailable(
                 f"The OS keyring changed since this store was created (it was "
-                f"{info.keyring_backend}, now {backend}) and holds no key for it; open it "
-                "with its passphrase. No new store was created."
+                f"{info.keyring_backend}, now {backend}) and holds no key for it, so nothing "
+                f"was opened and no new store was created; {hint}."
             )
-        hint = PASSPHRASE_HINT if has_passphrase else "open it where it was created"
         raise KeyUnavailable(f"The OS keyring holds no key for this store; {hint}.")
     try:
         crypto.unseal(kek, info.sealed_signing_seed, _signing_aad(info.id))
