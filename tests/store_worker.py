@@ -52,7 +52,25 @@ def hold_sqlite(store_path: str, ready: Path, seconds: float) -> str:
     return "held"
 
 
+def erase(store_path: str, person: str) -> str:
+    """Erase a person as `engram person erase` does, saying "erasing" just before, so a test
+    can kill the process at a chosen moment of the erase itself."""
+    from engram.control.erase import erase_person
+    from engram.control.session import PersonSession
+    from engram.store.store import Store
+
+    store = Store.open(store_path, passphrase=os.environ["ENGRAM_TEST_PASSPHRASE"])
+    session = PersonSession.open(store, person, "staff:dana")
+    print("erasing", flush=True)
+    erase_person(session, person)
+    store.close()
+    return "erased"
+
+
 def main(argv: list[str]) -> int:
+    if argv[0] == "erase":
+        print(erase(argv[1], argv[2]), flush=True)
+        return 0
     action, store_path, ready, seconds = argv
     hold = {"hold-engram": hold_engram, "hold-sqlite": hold_sqlite}[action]
     print(hold(store_path, Path(ready), float(seconds)), flush=True)
