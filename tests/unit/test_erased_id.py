@@ -91,3 +91,21 @@ def test_issue9_item5_a_pseudonym_is_keyed_per_store(store: Store, tmp_path: Pat
         other_store.close()
     assert mine != theirs and mine.startswith("~") and len(mine) == 33
     assert pseudonyms.pseudonym(store, mine) == mine
+
+
+def test_issue9_item5_a_pseudonym_put_in_by_hand_is_caught(store: Store, store_path: Path) -> None:
+    """Headers commit to pseudonyms, so swapping a live person's id for theirs keeps every
+    hash; verify still notices, since nobody was erased under that name."""
+    import sqlite3
+
+    conversation = start_conversation(store, [OTHER])
+    append_turn(store, conversation.id, role="user", author=OTHER, text="mine")
+    assert verify(store).ok
+    with sqlite3.connect(store_path) as raw:
+        raw.execute(
+            "update conversation_log set author=? where author=?",
+            (pseudonyms.pseudonym(store, OTHER), OTHER),
+        )
+    raw.close()
+    report = verify(store)
+    assert any("no erasure record erased anyone" in p for p in report.problems)

@@ -64,6 +64,7 @@ def erase_person(
             {
                 "kind": "person",
                 "subject": store.hidden_name(person),
+                "alias": pseudonym(store, person),  # what the rows that remain call them
                 "rows": tally.rows_deleted,
             },
         )

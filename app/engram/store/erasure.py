@@ -291,6 +291,28 @@ def pseudonymize(store: Store, txn: WriteTxn, person: PersonId) -> dict[str, int
     return counts
 
 
+def unexplained_pseudonyms(conn: Connection) -> list[str]:
+    """Verify: a pseudonym in an actor or author column must be the alias of someone an
+    erasure record erased; anywhere else it would hide who did something."""
+    J, L, E = schema.journal, schema.conversation_log, schema.erasures
+    aliases = set()
+    for body in conn.execute(select(E.c.body)).scalars():
+        try:
+            aliases.add(json.loads(body).get("alias"))
+        except (ValueError, AttributeError):
+            continue  # a damaged record: the chain walk reports it
+    problems = []
+    for table, column in ((J, J.c.actor), (L, L.c.author), (E, E.c.actor)):
+        used = conn.execute(
+            select(column).where(column.startswith(pseudonyms.PREFIX)).distinct()
+        ).scalars()
+        problems += [
+            f"{table.name}: a row names {name}, but no erasure record erased anyone by that name"
+            for name in sorted(set(used) - aliases)
+        ]
+    return problems
+
+
 def _journal_header_with(r: Any, actor: str) -> bytes:
     from engram.store.journal import journal_header
 

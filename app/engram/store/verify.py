@@ -25,6 +25,7 @@ from engram.store.conversation_log import readers_by_pseudonym
 from engram.store.conversation_log import row_header as log_row_header
 from engram.store.dialect import storage_check
 from engram.store.erasure import row_header as erasure_row_header
+from engram.store.erasure import unexplained_pseudonyms
 from engram.store.journal import _event
 from engram.store.journal import row_header as journal_row_header
 from engram.store.pseudonyms import pseudonym
@@ -421,6 +422,7 @@ def verify(
             ("data keys", lambda: _keys(store, conn, report)),
             ("derived rows", lambda: _orphans(conn, set(journals), set(logs), report)),
             ("alembic_version", lambda: _revision(conn, report)),
+            ("pseudonyms", lambda: _pseudonyms(conn, report)),
         ]
         if not listed:  # rows of a chain that could not be listed are not strays
             del last_checks[1]
@@ -432,6 +434,11 @@ def verify(
     if against_checkpoint:
         _checkpoint(store, anchored, heads, report)
     return report
+
+
+def _pseudonyms(conn: Connection, report: VerifyReport) -> None:
+    for problem in unexplained_pseudonyms(conn):
+        report.problem(problem)
 
 
 def _checkpoint(
