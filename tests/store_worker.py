@@ -22,7 +22,7 @@ from pathlib import Path
 def hold_engram(store_path: str, ready: Path, seconds: float) -> str:
     from sqlalchemy import text
 
-    from engram.store.release import StoreReleased
+    from engram.model.errors import StoreReleased
     from engram.store.store import Store
 
     store = Store.open(store_path, passphrase=os.environ["ENGRAM_TEST_PASSPHRASE"])

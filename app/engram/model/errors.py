@@ -59,3 +59,7 @@ class ReadOnlyStore(EngramError):
 
 class ErasureIncomplete(EngramError):
     """An erasure committed, but erased bytes may remain in the store's files for now."""
+
+
+class StoreReleased(EngramError):
+    """A read was stopped because another Engram process is finishing an erasure; retry."""

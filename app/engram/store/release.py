@@ -22,15 +22,10 @@ from typing import Any
 
 from sqlalchemy import Engine, event
 
-from engram.model.errors import EngramError
+from engram.model.errors import StoreReleased
 
 REQUEST_SUFFIX = ".release"
 CHECK_EVERY_S = 0.05  # how stale a statement's view of the request file may be
-
-
-class StoreReleased(EngramError):
-    """A read was ended because another Engram process is finishing an erasure."""
-
 
 RELEASED_MESSAGE = (
     "Another Engram process is finishing an erasure in this store, so this read was stopped "
