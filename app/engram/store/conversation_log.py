@@ -49,12 +49,11 @@ def row_header(store: Store, r: Any) -> bytes:
     def header(author: str | None) -> bytes:
         return log_header(r.conversation, r.seq, r.at, r.entry, r.ref, author, r.status, r.body)
 
-    def matches(author: str | None) -> bool:
-        return chain.entry_hash(
-            bytes(r.prev_hash), header(author), r.payload_hash and bytes(r.payload_hash)
-        ) == bytes(r.entry_hash)
+    def matches(head: bytes) -> bool:
+        payload = bytes(r.payload_hash) if r.payload_hash is not None else None
+        return chain.entry_hash(bytes(r.prev_hash), head, payload) == bytes(r.entry_hash)
 
-    return header(pseudonyms.committed_or_legacy(store, r.author, matches))
+    return pseudonyms.header_of_row(store, r.author, header, matches)
 
 
 def readers_by_pseudonym(

@@ -173,13 +173,13 @@ def row_header(store: Store, r: Any) -> bytes:
     """The chained header of a stored erasure record (actor by pseudonym, or in clear for
     records written before pseudonyms)."""
 
-    def matches(actor: str | None) -> bool:
-        head = erasure_header(r.seq, r.at, str(actor), r.body)
+    def header(actor: str | None) -> bytes:
+        return erasure_header(r.seq, r.at, str(actor), r.body)
+
+    def matches(head: bytes) -> bool:
         return chain.entry_hash(bytes(r.prev_hash), head, None) == bytes(r.entry_hash)
 
-    return erasure_header(
-        r.seq, r.at, str(pseudonyms.committed_or_legacy(store, r.actor, matches)), r.body
-    )
+    return pseudonyms.header_of_row(store, r.actor, header, matches)
 
 
 def erasure_records(conn: Connection) -> list[dict[str, Any]]:

@@ -63,12 +63,11 @@ def row_header(store: Store, r: Any) -> bytes:
             r.key_ref,
         )
 
-    def matches(actor: str | None) -> bool:
-        return chain.entry_hash(
-            bytes(r.prev_hash), header(actor), r.payload_hash and bytes(r.payload_hash)
-        ) == bytes(r.entry_hash)
+    def matches(head: bytes) -> bool:
+        payload = bytes(r.payload_hash) if r.payload_hash is not None else None
+        return chain.entry_hash(bytes(r.prev_hash), head, payload) == bytes(r.entry_hash)
 
-    return header(pseudonyms.committed_or_legacy(store, r.actor, matches))
+    return pseudonyms.header_of_row(store, r.actor, header, matches)
 
 
 def person_exists(conn: Connection, person: PersonId) -> bool:

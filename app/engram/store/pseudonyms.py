@@ -8,7 +8,7 @@ Chained headers commit to the *pseudonym* of every actor, author and participant
 clear id stays in its queryable column). Erasing a person then replaces their clear id
 with the pseudonym in the rows that must remain (others' journals, shared conversation
 logs, the erasure chain) and every chain still verifies. Rows written before this scheme
-committed to the clear id; `committed_or_legacy` recognises them, and they keep it.
+committed to the clear id; `header_of_row` recognises them, and they keep it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,10 @@ def pseudonym(store: Store, name: str) -> str:
     """The store's pseudonym for a name (a pseudonym is its own)."""
     if is_pseudonym(name):
         return name
-    return PREFIX + store.hidden_name("who:" + name)[:32]
+    known = store.pseudonyms.get(name)
+    if known is None:
+        known = store.pseudonyms[name] = PREFIX + store.hidden_name("who:" + name)[:32]
+    return known
 
 
 def committed(store: Store, name: str | None) -> str | None:
@@ -39,14 +42,18 @@ def committed(store: Store, name: str | None) -> str | None:
     return None if name is None else pseudonym(store, name)
 
 
-def committed_or_legacy(
+def header_of_row(
     store: Store,
     name: str | None,
-    matches: Callable[[str | None], bool],
-) -> str | None:
-    """The committed form that `matches` the row's hash: the pseudonym, or (for rows written
-    before pseudonyms) the clear name; the pseudonym when neither does, so verify names it."""
+    build: Callable[[str | None], bytes],
+    matches: Callable[[bytes], bool],
+) -> bytes:
+    """The chained header of a stored row: built with the pseudonym of `name`, or — for a
+    row written before pseudonyms, when only that `matches` its hash — with the clear name.
+    Built once in the usual case (verify walks every row)."""
     new = committed(store, name)
-    if new == name or matches(new):
-        return new
-    return name if matches(name) else new
+    head = build(new)
+    if new == name or matches(head):
+        return head
+    legacy = build(name)
+    return legacy if matches(legacy) else head

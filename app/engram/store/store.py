@@ -123,6 +123,7 @@ class Store:
         # rolled-back key never outlives the row that was never written.
         self._local = threading.local()
         self._hidden_key = crypto.digest(b"engram-hidden-names", self.signer.seed)
+        self.pseudonyms: dict[str, str] = {}  # name -> pseudonym (pseudonyms.py), per store
         self.checkpoint = CheckpointFile(
             checkpoint_path(url, info.id), info.id, info.verify_key, self.hidden_name
         )
@@ -300,6 +301,7 @@ class Store:
         """Drop decrypted keys and release the database."""
         self._keys.clear()
         self.plaintext_caches.clear()
+        self.pseudonyms.clear()
         self._kek = b""
         self.engine.dispose()
 
