@@ -24,16 +24,16 @@ def test_issue9_item3_the_inspector_lets_go_when_an_erasure_elsewhere_asks(
     unlock(qtbot, inspector, demo_path)
     controller = inspector.controller
     with qtbot.waitSignal(controller.searched, timeout=SIGNAL_TIMEOUT):
-        controller.search_person("coffee", "relevance")
+        controller.conversations.search_person("coffee", "relevance")
     wait_idle(qtbot, inspector)
     store = controller.store
-    assert store is not None and controller._person_index is not None
+    assert store is not None and controller.conversations._person_index is not None
     store.plaintext_caches["a decrypted log"] = "text"
-    with qtbot.waitSignal(controller.release_hook.released, timeout=SIGNAL_TIMEOUT):
+    with qtbot.waitSignal(controller.store_lock.release_hook.released, timeout=SIGNAL_TIMEOUT):
         subprocess.run(
             [sys.executable, "-c", POST_FROM_ANOTHER_PROCESS, str(demo_path)], check=True
         )
-    assert controller._person_index is None
+    assert controller.conversations._person_index is None
     assert store.plaintext_caches == {} and store._keys == {}
     assert controller.store is store  # still open: it let go, it did not lock
     wait_idle(qtbot, inspector)
