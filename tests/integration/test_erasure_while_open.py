@@ -141,3 +141,28 @@ def test_issue9_item3_an_open_store_without_a_reader_is_not_disturbed(
     report = erase_person(PersonSession.open(store, PERSON), "canary")
     assert report["asked_others_to_let_go"] is False
     assert not store_path.with_name(store_path.name + ".release").exists()
+
+
+def test_issue9_item3_a_pending_mark_deleted_by_hand_is_still_reported(
+    store: Store, store_path: Path, tmp_path: Path, readers: list[Reader]
+) -> None:
+    """The mark is covered by the signed ledger: removing it to hide an unfinished erasure
+    is itself reported."""
+    import sqlite3
+
+    fill(store, PERSON, OTHER)
+    readers.append(Reader("hold-sqlite", store_path, tmp_path, seconds=60))
+    with pytest.raises(ErasureIncomplete):
+        erase_person(PersonSession.open(store, PERSON), "canary", wait_s=0.5)
+    readers[0].stop()
+    store.close()
+    with sqlite3.connect(store_path) as raw:
+        raw.execute("DELETE FROM pending_erasures")
+    raw.close()
+    reopened = Store.open(str(store_path), passphrase=PASSPHRASE)
+    try:
+        report = verify(reopened)
+    finally:
+        reopened.close()
+    assert not report.ok
+    assert any("pending_erasures" in p for p in report.problems), report.problems
