@@ -36,6 +36,9 @@ run_packages=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0
 # the validators the desktop-entry and AppStream tests run, and poppler's pdftotext and
 # pdftoppm, which read back the access report the inspector writes.
 test_packages=(postgresql desktop-file-utils appstream poppler-utils)
+# ... and a real Secret Service (gnome-keyring) on a private D-Bus session bus, so the
+# keyring path is tested for real (tests/secret_service.py, test_real_keyring.py).
+test_packages+=(gnome-keyring dbus-daemon dbus-bin)
 # Screenshots only (ENGRAM_WITH_XVFB=1): a virtual display and the xcb platform's libraries.
 xvfb_packages=(xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0
                libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 fonts-dejavu-core)

@@ -65,6 +65,19 @@ class NoKeyring(keyring.backend.KeyringBackend):
         raise keyring.errors.NoKeyringError("no backend")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Session-wide stores (the GUI's demo template) keep their checkpoint anchors in a
+    temporary folder too, never in the real user data folder."""
+    before = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("session-xdg"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = before
+
+
 @pytest.fixture(autouse=True)
 def _isolation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[MemoryKeyring]:
     backend = MemoryKeyring()

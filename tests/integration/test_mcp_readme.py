@@ -64,7 +64,7 @@ def test_issue10_done_a_host_configured_from_the_readme_works_through_the_sdk_cl
     add_note(PersonSession(store, ana, ana), "Plays the cello.", Kind.FACT, Scope.DIRECT)
     keyring_file = tmp_path / "keyring.json"
     # The store's key, as `engram init` left it in the (test) OS keyring.
-    (secret,) = [v for (service, _), v in test_keyring.items.items() if service == SERVICE]
+    secret = test_keyring.items[(SERVICE, store.info.id)]  # (beside it: the checkpoint anchor)
     keyring_file.write_text(json.dumps({f"{SERVICE}/{store.info.id}": secret}))
     store.close()
 

@@ -46,10 +46,11 @@ from _bench import (
     table,
     workdir,
 )
+from sqlalchemy import text as sa_text
 
 from engram.model.ids import PersonId
 from engram.runtime.conversations import start_conversation
-from engram.store import chain
+from engram.store import chain, pseudonyms
 from engram.store.verify import verify
 
 TARGET = 2.0
@@ -63,8 +64,9 @@ def _framed_digest(*parts: bytes) -> bytes:
     return hashlib.blake2b(framed, digest_size=32).digest()
 
 
-def raw_checks(path: Path, store_id: str, verify_key: bytes) -> list[Row]:
-    """Every chain, hash and signature check of the journal, with plain sqlite3."""
+def raw_checks(path: Path, store_id: str, verify_key: bytes, aliases: dict[str, str]) -> list[Row]:
+    """Every chain, hash and signature check of the journal, with plain sqlite3. Headers
+    name the actor by its pseudonym (store/pseudonyms.py): `aliases` maps each actor."""
     connection = sqlite3.connect(path)
     try:
         rows = connection.execute(
@@ -79,7 +81,7 @@ def raw_checks(path: Path, store_id: str, verify_key: bytes) -> list[Row]:
         expected = 1
         declared: dict[int, bytes | None] = {}
         for row in rows:
-            head = encode(list(row[:9])).encode("utf-8")
+            head = encode([*row[:3], aliases[row[3]], *row[4:9]]).encode("utf-8")
             entry = _framed_digest(prev, head, row[9] or b"")
             if row[1] != expected or row[10] != prev or row[11] != entry:
                 raise AssertionError(f"raw check failed at entry {row[1]}")
@@ -149,6 +151,9 @@ def run(folder: Path, args: argparse.Namespace, events: int, repeat: int, starte
     counts = ", ".join(f"{k.value} {v:,}" for k, v in maker.counts.items())
     print(f"   built in {built.seconds:.1f} s ({built.rate:,.0f} events/s): {counts}")
     store_id, verify_key = store.info.id, store.info.verify_key
+    with store.read() as conn:
+        actors = conn.execute(sa_text("SELECT DISTINCT actor FROM journal")).scalars().all()
+    aliases = {actor: pseudonyms.pseudonym(store, actor) for actor in actors}
     store.close()
 
     parts: dict[str, Timing] = {"open": Timing(), "verify()": Timing()}
@@ -171,7 +176,7 @@ def run(folder: Path, args: argparse.Namespace, events: int, repeat: int, starte
     rows_box: list[list[Row]] = []
 
     def raw() -> None:
-        rows_box[:] = [raw_checks(path, store_id, verify_key)]
+        rows_box[:] = [raw_checks(path, store_id, verify_key, aliases)]
 
     warmup = 1
     timed = interleaved(

@@ -165,10 +165,14 @@ def test_putting_back_an_older_copy_is_detected(
     assert any("older copy" in p for p in report.problems)
 
 
-def test_missing_checkpoint_is_a_warning_not_a_failure(store: Store) -> None:
+def test_issue9_item7_a_missing_checkpoint_fails_verify_in_one_sentence(store: Store) -> None:
+    """Every store wrote a checkpoint when it was created: finding none is a problem."""
     store.checkpoint.path.unlink()
     report = verify(store)
-    assert report.ok and any("rollback cannot be detected" in w for w in report.warnings)
+    assert not report.ok
+    [problem] = report.problems
+    assert "there is none" in problem and "engram checkpoint reanchor" in problem
+    assert problem.count(";") == 1
 
 
 def test_forged_checkpoint_is_caught(store: Store) -> None:

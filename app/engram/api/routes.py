@@ -44,6 +44,7 @@ from engram.model.errors import (
     NotAllowed,
     NotFound,
     ReadOnlyStore,
+    StoreReleased,
 )
 from engram.model.ids import ConversationId
 from engram.model.notes import NoteFilter
@@ -81,6 +82,7 @@ STATUS_OF: tuple[tuple[type[EngramError], int], ...] = (
     (KeyUnavailable, 503),
     (ReadOnlyStore, 503),
     (CorruptStore, 500),  # damage the server found in its own store, not the caller's mistake
+    (StoreReleased, 503),  # a read stopped for an erasure elsewhere: try again
     (EngramError, 400),
 )
 

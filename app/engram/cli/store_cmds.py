@@ -7,7 +7,7 @@ from typing import Any
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
 from engram.cli.progress import progress_bar
-from engram.control import demo, erase, forensics, persons
+from engram.control import demo, erase, forensics, persons, reanchor
 from engram.model.errors import InvalidInput
 from engram.runtime import transcript_import
 from engram.store.location import describe, store_url
@@ -58,8 +58,32 @@ def register(commands: Any) -> None:
     p = person_commands.add_parser("erase", help="erase everything kept about a person")
     p.add_argument("person")
     p.add_argument("--confirm", required=True, help="repeat the person's id to confirm")
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=erase.DEFAULT_WAIT_S,
+        metavar="SECONDS",
+        help="how long to wait for other programs reading the store to let go "
+        f"(default {erase.DEFAULT_WAIT_S:g})",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_erase)
+
+    checkpoint = commands.add_parser(
+        "checkpoint", help="the signed checkpoint that catches an older copy put back"
+    )
+    checkpoint_commands = checkpoint.add_subparsers(dest="checkpoint_command", metavar="ACTION")
+    checkpoint_commands.required = True
+    p = checkpoint_commands.add_parser("status", help="where it is and what its anchors saw")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_checkpoint_status)
+    p = checkpoint_commands.add_parser(
+        "reanchor",
+        help="after moving or restoring the store on purpose: vouch for it as it is now "
+        "(recorded in the store's signed record)",
+    )
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_reanchor)
 
 
 def cmd_init(ctx: CommandContext) -> int:
@@ -149,9 +173,11 @@ def cmd_audit(ctx: CommandContext) -> int:
 
 
 def cmd_erase(ctx: CommandContext) -> int:
+    if not 0 <= ctx.args.wait <= 3600:
+        raise InvalidInput("--wait takes a number of seconds between 0 and 3600.")
     session = ctx.session(ctx.args.person)
     with progress_bar(ctx, "Scanning the raw files") as progress:
-        report = erase.erase_person(session, ctx.args.confirm, progress)
+        report = erase.erase_person(session, ctx.args.confirm, progress, wait_s=ctx.args.wait)
     if ctx.as_json:
         emit_json(report)
     else:
@@ -167,6 +193,33 @@ def cmd_erase(ctx: CommandContext) -> int:
             )
         else:
             emit_line(f"No raw file to scan: {scan.get('note', 'not a file store')}.")
+    return 0
+
+
+def cmd_checkpoint_status(ctx: CommandContext) -> int:
+    state = reanchor.checkpoint_status(ctx.store())
+    if ctx.as_json:
+        emit_json(state)
+    else:
+        number = f" (number {state['serial']}, {state['chains']} chains)" if state["serial"] else ""
+        emit_line(f"Checkpoint {state['state']} at {state['path']}{number}.")
+        for place, serial in state["anchors"].items():
+            emit_line(f"  anchor in {place.replace('_', ' ')}: {serial or 'none'}")
+        for done in state["reanchored"]:
+            emit_line(f"  re-anchored {done['at']} by {done['actor']} (was {done['previous']})")
+    return 0
+
+
+def cmd_reanchor(ctx: CommandContext) -> int:
+    done = reanchor.reanchor(ctx.store(), ctx.args.actor or "operator")
+    if ctx.as_json:
+        emit_json(done)
+    else:
+        emit_line(
+            f"Re-anchored: a new checkpoint (number {done['serial']}, {done['chains']} chains) "
+            f"replaces the {done['previous']} one, recorded as entry {done['record']} of the "
+            "store's signed record."
+        )
     return 0
 
 

@@ -16,7 +16,7 @@ from engram.model.ids import ConversationId, PersonId
 from engram.model.notes import Note
 from engram.runtime.conversations import require_conversation
 from engram.runtime.note_writes import reopened_after
-from engram.store import conversation_log, erasure, journal
+from engram.store import conversation_log, erasure, journal, pending_erasure
 from engram.store.erasure import Shredded
 
 
@@ -147,7 +147,7 @@ def delete_conversation(
     }
     with store.write() as txn:
         for person, cascade in cascades.items():
-            shredded, removed = erasure.shred_note_payloads(txn.conn, person, conversation)
+            shredded, removed = erasure.shred_note_payloads(txn, person, conversation)
             tally.merge(removed)
             closed = [v.note.id for v in cascade.closes]
             body = {
@@ -170,12 +170,14 @@ def delete_conversation(
                 "rows": tally.rows_deleted,
             },
         )
+    finished = pending_erasure.finish_or_raise(
+        store, f"Conversation {conversation} was deleted (its key destroyed, its rows gone)"
+    )
     preview.done = True
     preview.report = {
         "keys_destroyed": tally.keys_destroyed,
         "rows_deleted": tally.rows_deleted,
-        **txn.after_erasure,
-        "raw_file_scan": erasure.scan_files(store, tally.needles),
+        **finished.to_json(),
     }
     return preview
 

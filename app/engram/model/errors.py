@@ -77,3 +77,11 @@ def damaged(what_happened: str) -> CorruptStore:
         f"{what_happened}; verify the store's integrity to see what is affected.",
         cli_message=f"{what_happened}; run 'engram verify'.",
     )
+
+
+class ErasureIncomplete(EngramError):
+    """An erasure committed, but erased bytes may remain in the store's files for now."""
+
+
+class StoreReleased(EngramError):
+    """A read was stopped because another Engram process is finishing an erasure; retry."""

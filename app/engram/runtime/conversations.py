@@ -9,7 +9,7 @@ from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Sur
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
 from engram.model.ids import CallId, ConversationId, PersonId, TurnId, new_call_id, new_turn_id
 from engram.model.scope import Audience
-from engram.store import conversation_log, journal
+from engram.store import conversation_log, journal, pending_erasure
 from engram.store.store import Store
 
 MAX_TURN_CHARS = 200_000
@@ -190,3 +190,4 @@ def excise_tool_result(
         conversation_log.excise(
             store, txn, conversation, [result.seq], actor, reason, body={"call": call}
         )
+    pending_erasure.finish_or_raise(store, f"The result of {call} was removed")

@@ -12,7 +12,7 @@ from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
 from engram.model.errors import damaged
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
-from engram.store import chain, crypto, schema
+from engram.store import chain, crypto, pseudonyms, schema
 from engram.store.crypto import SealBroken
 from engram.store.dialect import lock_chain
 from engram.store.store import KeyGone, Store, WriteTxn, conversation_key_ref
@@ -42,6 +42,29 @@ def log_header(
     return chain.header([conversation, seq, at, entry, ref, author, status, body])
 
 
+def row_header(store: Store, r: Any) -> bytes:
+    """The chained header of a stored log row (author by pseudonym, or in clear for rows
+    written before pseudonyms)."""
+
+    def header(author: str | None) -> bytes:
+        return log_header(r.conversation, r.seq, r.at, r.entry, r.ref, author, r.status, r.body)
+
+    def matches(head: bytes) -> bool:
+        payload = bytes(r.payload_hash) if r.payload_hash is not None else None
+        return chain.entry_hash(bytes(r.prev_hash), head, payload) == bytes(r.entry_hash)
+
+    return pseudonyms.header_of_row(store, r.author, header, matches)
+
+
+def readers_by_pseudonym(
+    store: Store, created: Mapping[str, Any], excisions: Iterable[Any]
+) -> set[str]:
+    """Who may read a conversation according to its signed log: the creation entry's
+    participants less those an excision removed, each as a pseudonym."""
+    removed = {pseudonyms.committed(store, e.get("participant_removed")) for e in excisions}
+    return {pseudonyms.pseudonym(store, str(p)) for p in created.get("participants", [])} - removed
+
+
 def create(
     store: Store,
     txn: WriteTxn,
@@ -56,7 +79,8 @@ def create(
     people = tuple(dict.fromkeys(participants))
     store.data_key(txn.conn, conversation_key_ref(conversation), create=True)
     body = {
-        "participants": list(people),
+        # by pseudonym, so erasing one of them leaves this signed entry naming nobody
+        "participants": [pseudonyms.pseudonym(store, p) for p in people],
         "surface": surface.value,
         "incognito": incognito,
         "agent": agent,
@@ -104,9 +128,9 @@ def append_entry(
         sealed = crypto.seal(key, crypto.utf8(text), log_aad(store.info.id, conversation, seq))
         conn.execute(insert(LP).values(conversation=conversation, seq=seq, sealed=sealed))
     p_hash = chain.payload_hash(sealed)
-    entry = chain.entry_hash(
-        prev, log_header(conversation, seq, at, kind.value, ref, author, status, body_text), p_hash
-    )
+    committed = pseudonyms.committed(store, author)  # the header names the author by pseudonym
+    head = log_header(conversation, seq, at, kind.value, ref, committed, status, body_text)
+    entry = chain.entry_hash(prev, head, p_hash)
     conn.execute(
         insert(L).values(
             conversation=conversation,
@@ -276,8 +300,9 @@ def excise(
 ) -> LogEntry:
     """Delete some entries' payloads; a signed excision entry (reason sealed) records it, so
     the chain still verifies and readers can say what was removed, by whom and when."""
-    LP_ = LP
-    txn.conn.execute(LP_.delete().where(LP_.c.conversation == conversation, LP_.c.seq.in_(seqs)))
+    where = (LP.c.conversation == conversation, LP.c.seq.in_(seqs))
+    txn.needles += [bytes(b) for b in txn.conn.execute(select(LP.c.sealed).where(*where)).scalars()]
+    txn.conn.execute(LP.delete().where(*where))
     txn.erased = True
     return append_entry(
         store,

@@ -13,6 +13,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url, text
 
+BUSY_TIMEOUT_MS = 15_000  # how long a writer waits for another writer
+
 
 def is_sqlite(url: str) -> bool:
     """Whether a store URL points at SQLite."""
@@ -33,7 +35,9 @@ def make_engine(url: str) -> Engine:
     """An engine configured for durability and erasure on this dialect."""
     if not is_sqlite(url):
         return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"timeout": 15, "isolation_level": None})
+    engine = create_engine(
+        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}
+    )
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -53,12 +57,20 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-def after_erasure(engine: Engine) -> dict[str, Any]:
-    """Push erased pages out of the WAL into the (zeroed) database file and truncate the WAL."""
+def after_erasure(engine: Engine, wait_ms: int = 200) -> dict[str, Any]:
+    """Push erased pages out of the WAL into the (zeroed) database file and truncate the WAL.
+
+    Waits at most `wait_ms` for readers of older snapshots; "busy" means one is still there
+    (erasure.finish asks Engram processes to let go and tries again).
+    """
     if engine.dialect.name != "sqlite":
         return {"wal_checkpoint": "not applicable"}
     with engine.connect() as connection:
-        row = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
+        connection.exec_driver_sql(f"PRAGMA busy_timeout={int(wait_ms)}")
+        try:
+            row = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
+        finally:
+            connection.exec_driver_sql(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     busy, log_frames, checkpointed = (int(value) for value in row)
     return {
         "wal_checkpoint": "complete" if busy == 0 else "busy",

@@ -2,7 +2,11 @@
 
 With SQLite, `secure_delete` (set on every connection) zeroes deleted content and the WAL
 checkpoint after the transaction moves those zeroed pages into the file and truncates the
-WAL, so `scan_files` can prove the erased ciphertext is gone from the bytes on disk.
+WAL, so `scan_files` can prove the erased ciphertext is gone from the bytes on disk. Until
+that has happened a pending-erasure mark stays in the store (`pending_erasure`).
+
+Rows that must outlive an erased person (others' journals, shared conversation logs, the
+erasure chain) name them afterwards only by a keyed pseudonym (`pseudonyms`).
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, delete, insert, select, update
 
+from engram.engine.fold import apply_event
 from engram.model.ids import ConversationId, PersonId
 from engram.model.progress import Progress
-from engram.store import chain, crypto, projection, schema
+from engram.store import chain, crypto, projection, pseudonyms, schema
 from engram.store.dialect import lock_chain, sqlite_path
 from engram.store.store import Store, WriteTxn, conversation_key_ref, person_key_ref
 
@@ -47,10 +52,15 @@ def _capture(conn: Connection, column: Any, *where: Any) -> list[bytes]:
     return [bytes(blob) for blob in conn.execute(select(column).where(*where)).scalars()]
 
 
+def _wrapped_key(conn: Connection, key_ref: str) -> list[bytes]:
+    return _capture(conn, schema.data_keys.c.wrapped, schema.data_keys.c.key_ref == key_ref)
+
+
 def shred_note_payloads(
-    conn: Connection, person: PersonId, conversation: ConversationId
+    txn: WriteTxn, person: PersonId, conversation: ConversationId
 ) -> tuple[list[int], Shredded]:
     """Delete the payloads of text a person's journal learned in a conversation."""
+    conn = txn.conn
     J, JP = schema.journal, schema.journal_payloads
     ref = f"note:{person}:{conversation}"
     seqs = [
@@ -64,6 +74,8 @@ def shred_note_payloads(
         where = (JP.c.person == person, JP.c.seq.in_(seqs))
         out.needles = _capture(conn, JP.c.sealed, *where)
         out.count("journal_payloads", conn.execute(delete(JP).where(*where)).rowcount)
+    txn.needles.extend(out.needles)
+    txn.erased = True
     return seqs, out
 
 
@@ -84,10 +96,12 @@ def shred_conversation(store: Store, txn: WriteTxn, conversation: ConversationId
             delete(schema.conversations).where(schema.conversations.c.id == conversation)
         ).rowcount,
     )
+    out.needles += _wrapped_key(conn, conversation_key_ref(conversation))
     if store.destroy_key(conn, conversation_key_ref(conversation)):
         out.keys_destroyed.append(conversation_key_ref(conversation))
     chain_id = chain.log_chain(conversation)
     txn.gone[chain_id] = store.hidden_name(chain_id)
+    txn.needles.extend(out.needles)
     txn.erased = True
     return out
 
@@ -112,24 +126,29 @@ def erase_person_rows(store: Store, txn: WriteTxn, person: PersonId) -> Shredded
     )
     store.touched(schema.persons, person)  # the signed ledger records the removal
     # Keys of text learned in conversations are derived from the person key: it goes, so do they.
+    out.needles += _wrapped_key(conn, person_key_ref(person))
     if store.destroy_key(conn, person_key_ref(person)):
         out.keys_destroyed.append(person_key_ref(person))
     chain_id = chain.journal_chain(person)
     txn.gone[chain_id] = store.hidden_name(chain_id)
+    txn.needles.extend(out.needles)
     txn.erased = True
     return out
 
 
 def record_erasure(store: Store, txn: WriteTxn, actor: str, body: dict[str, Any]) -> int:
-    """Append a content-free record to the store's signed erasure chain."""
+    """Append a content-free record to the store's signed erasure chain. It names, by keyed
+    hash, every chain the transaction removed, so a checkpoint that missed the erasure (a
+    crash before it was rewritten) is advanced instead of taken for a rollback."""
     E = schema.erasures
     conn = txn.conn
     lock_chain(conn, chain.ERASURE_CHAIN)
     start = chain.head(conn, E, store.info.id, chain.ERASURE_CHAIN)
     seq, prev = start.seq + 1, start.prev
     at = max(store.now_micros(), start.at)
-    body_text = crypto.canonical_json(body)
-    entry = chain.entry_hash(prev, erasure_header(seq, at, actor, body_text), None)
+    body_text = crypto.canonical_json({**body, "chains": sorted(set(txn.gone.values()))})
+    header = erasure_header(seq, at, pseudonyms.pseudonym(store, actor), body_text)
+    entry = chain.entry_hash(prev, header, None)
     conn.execute(
         insert(E).values(
             seq=seq,
@@ -148,6 +167,19 @@ def record_erasure(store: Store, txn: WriteTxn, actor: str, body: dict[str, Any]
 def erasure_header(seq: int, at: int, actor: str, body: str) -> bytes:
     """The chained header of an erasure record."""
     return chain.header([seq, at, actor, body])
+
+
+def row_header(store: Store, r: Any) -> bytes:
+    """The chained header of a stored erasure record (actor by pseudonym, or in clear for
+    records written before pseudonyms)."""
+
+    def header(actor: str | None) -> bytes:
+        return erasure_header(r.seq, r.at, str(actor), r.body)
+
+    def matches(head: bytes) -> bool:
+        return chain.entry_hash(bytes(r.prev_hash), head, None) == bytes(r.entry_hash)
+
+    return pseudonyms.header_of_row(store, r.actor, header, matches)
 
 
 def erasure_records(conn: Connection) -> list[dict[str, Any]]:
@@ -207,6 +239,7 @@ def excise_author(
         where = (LP.c.conversation == conversation, LP.c.seq.in_(seqs))
         out.needles = _capture(conn, LP.c.sealed, *where)
         out.count("log_payloads", conn.execute(delete(LP).where(*where)).rowcount)
+        txn.needles.extend(out.needles)
     CP = schema.conversation_participants
     conn.execute(delete(CP).where(CP.c.conversation == conversation, CP.c.person == author))
     append_entry(
@@ -215,7 +248,97 @@ def excise_author(
         conversation,
         EntryKind.EXCISION,
         author=actor,
-        body={"excised": seqs, "reason": "participant erased", "participant_removed": author},
+        body={
+            "excised": seqs,
+            "reason": "participant erased",
+            "participant_removed": pseudonyms.pseudonym(store, author),
+        },
     )
     txn.erased = True
     return len(seqs), out
+
+
+def pseudonymize(store: Store, txn: WriteTxn, person: PersonId) -> dict[str, int]:
+    """Replace an erased person's id with their pseudonym wherever a row must remain: as the
+    actor in others' journals and in erasure records, as an author in conversation logs.
+    Chained headers commit to the pseudonym, so each chain still verifies; rows written
+    before pseudonyms committed to the clear id and keep it (counted, never hidden)."""
+    conn = txn.conn
+    alias = pseudonyms.pseudonym(store, person)
+    J, L, E = schema.journal, schema.conversation_log, schema.erasures
+    counts = {"renamed": 0, "kept_clear_in_old_rows": 0}
+    touched: set[PersonId] = set()
+    for table, column, header, keys in (
+        (J, J.c.actor, _journal_header_with, (J.c.person, J.c.seq)),
+        (L, L.c.author, _log_header_with, (L.c.conversation, L.c.seq)),
+        (E, E.c.actor, _erasure_header_with, (E.c.seq,)),
+    ):
+        for r in conn.execute(select(table).where(column == person)).all():
+            payload = getattr(r, "payload_hash", None)
+            fresh = chain.entry_hash(
+                bytes(r.prev_hash), header(r, alias), payload and bytes(payload)
+            ) == bytes(r.entry_hash)
+            if not fresh:
+                counts["kept_clear_in_old_rows"] += 1
+                continue
+            where = [key == getattr(r, key.name) for key in keys]
+            conn.execute(update(table).where(*where).values({column.name: alias}))
+            counts["renamed"] += 1
+            if table is J:
+                touched.add(PersonId(r.person))
+    for other in sorted(touched - {person}):
+        _refold(conn, other)  # their notes' histories name the actor too
+    return counts
+
+
+def unexplained_pseudonyms(conn: Connection) -> list[str]:
+    """Verify: a pseudonym in an actor or author column must be the alias of someone an
+    erasure record erased; anywhere else it would hide who did something."""
+    J, L, E = schema.journal, schema.conversation_log, schema.erasures
+    aliases = set()
+    for body in conn.execute(select(E.c.body)).scalars():
+        try:
+            aliases.add(json.loads(body).get("alias"))
+        except (ValueError, AttributeError):
+            continue  # a damaged record: the chain walk reports it
+    problems = []
+    for table, column in ((J, J.c.actor), (L, L.c.author), (E, E.c.actor)):
+        used = conn.execute(
+            select(column).where(column.startswith(pseudonyms.PREFIX)).distinct()
+        ).scalars()
+        problems += [
+            f"{table.name}: a row names {name}, but no erasure record erased anyone by that name"
+            for name in sorted(set(used) - aliases)
+        ]
+    return problems
+
+
+def _journal_header_with(r: Any, actor: str) -> bytes:
+    from engram.store.journal import journal_header
+
+    return journal_header(
+        r.person, r.seq, r.at, actor, r.type, r.cause_conversation, r.cause_turn, r.body, r.key_ref
+    )
+
+
+def _log_header_with(r: Any, author: str) -> bytes:
+    from engram.store.conversation_log import log_header
+
+    return log_header(r.conversation, r.seq, r.at, r.entry, r.ref, author, r.status, r.body)
+
+
+def _erasure_header_with(r: Any, actor: str) -> bytes:
+    return erasure_header(r.seq, r.at, actor, r.body)
+
+
+def _refold(conn: Connection, person: PersonId) -> None:
+    """Rebuild a person's projection from their journal (after their journal's actors were
+    renamed, so the stored notes equal a replay again)."""
+    from engram.store.journal import events
+
+    history = list(events(conn, person))
+    projection.delete_person(conn, person)
+    target = projection.ProjectionTarget(conn, person)
+    for event in history:
+        apply_event(target, event)
+    target.flush()

@@ -14,7 +14,7 @@ from engram.model.clock import from_micros, to_micros
 from engram.model.errors import Conflict, NotAllowed, NotFound, damaged
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
-from engram.store import chain, crypto, schema
+from engram.store import chain, crypto, pseudonyms, schema
 from engram.store.crypto import SealBroken
 from engram.store.dialect import lock_chain
 from engram.store.projection import ProjectionTarget
@@ -44,6 +44,30 @@ def journal_header(
     return chain.header(
         [person, seq, at, actor, type_, cause_conversation, cause_turn, body, key_ref]
     )
+
+
+def row_header(store: Store, r: Any) -> bytes:
+    """The chained header of a stored journal row (actor by pseudonym, or in clear for rows
+    written before pseudonyms)."""
+
+    def header(actor: str | None) -> bytes:
+        return journal_header(
+            r.person,
+            r.seq,
+            r.at,
+            str(actor),
+            r.type,
+            r.cause_conversation,
+            r.cause_turn,
+            r.body,
+            r.key_ref,
+        )
+
+    def matches(head: bytes) -> bool:
+        payload = bytes(r.payload_hash) if r.payload_hash is not None else None
+        return chain.entry_hash(bytes(r.prev_hash), head, payload) == bytes(r.entry_hash)
+
+    return pseudonyms.header_of_row(store, r.actor, header, matches)
 
 
 def person_exists(conn: Connection, person: PersonId) -> bool:
@@ -153,7 +177,7 @@ def append(
             person,
             seq,
             at,
-            new.actor,
+            pseudonyms.pseudonym(store, new.actor),  # the header names the actor by pseudonym
             new.type.value,
             cause.conversation if cause else None,
             cause.turn if cause else None,

@@ -32,10 +32,10 @@ class KeyringAccess:
     def backend_name(self) -> str | None:
         """The usable backend's name, or None when this computer has no usable keyring."""
         backend = keyring.get_keyring()
-        priority = getattr(backend, "priority", 0)
         try:
-            usable = float(priority) > 0
-        except (TypeError, ValueError):
+            # A Secret Service backend asks D-Bus here and raises when the daemon is gone.
+            usable = float(getattr(backend, "priority", 0)) > 0
+        except Exception:
             usable = False
         if not usable:
             return None
@@ -56,6 +56,14 @@ class KeyringAccess:
         encoded = base64.b64encode(key).decode("ascii")
         self._call(lambda: keyring.set_password(SERVICE, store_id, encoded))
 
+    def get_text(self, user: str) -> str | None:
+        """Another entry of this store under service 'engram' (the checkpoint anchor)."""
+        return self._call(lambda: keyring.get_password(SERVICE, user))
+
+    def set_text(self, user: str, text: str) -> None:
+        """Keep a short text under service 'engram' (the checkpoint anchor)."""
+        self._call(lambda: keyring.set_password(SERVICE, user, text))
+
     def delete(self, store_id: str) -> None:
         """Forget the store key on this computer (no error if it was not there)."""
 
@@ -73,6 +81,12 @@ class KeyringAccess:
             raise KeyUnavailable(
                 f"The OS keyring did not answer within {self.timeout_s:g} seconds; "
                 "unlock it, or open the store with its passphrase."
+            ) from None
+        except keyring.errors.KeyringLocked:
+            raise KeyUnavailable(
+                "The OS keyring is locked, so the store's key cannot be read from it; unlock "
+                "it (log in to the desktop or open the keyring manager), or open the store "
+                "with its passphrase."
             ) from None
         except keyring.errors.KeyringError as error:
             raise KeyUnavailable(

@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Connection, Table, and_, insert, select
+from sqlalchemy import Connection, Table, and_, insert, inspect, select
 
 from engram.store import chain, crypto, schema
 from engram.store.dialect import lock_chain
@@ -84,7 +84,10 @@ def _current(conn: Connection, key: bytes, ref: RowRef) -> list[str | None]:
 
 def _every_row(conn: Connection, key: bytes) -> list[list[str | None]]:
     changes: list[list[str | None]] = []
-    for table in schema.LEDGER_TABLES:
+    present = set(inspect(conn).get_table_names())
+    # A store upgraded through 0005 has not got the tables later revisions add (they start
+    # empty, so there is nothing of theirs to record yet).
+    for table in (t for t in schema.LEDGER_TABLES if t.name in present):
         for row in conn.execute(select(table)).mappings():
             pk = primary_key(table, row)
             changes.append([table.name, subject(key, table, pk), row_digest(key, table, row)])

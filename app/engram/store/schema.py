@@ -301,6 +301,19 @@ erasures = Table(
     Column("signature", LargeBinary, nullable=False),
 )
 
+# Erasures whose bytes may still be in the database file or its WAL (a reader of an older
+# snapshot held them, or the process died first): a to-do list, not a record. `probes` are
+# the last bytes of each erased ciphertext, sealed under a data key of their own, so the
+# next open can prove the files clean; the row and its key go when it does. Verify reports
+# every row; the ledger covers them, so a mark deleted behind Engram's back is reported too.
+pending_erasures = Table(
+    "pending_erasures",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("at", BigInteger, nullable=False),
+    Column("probes", LargeBinary, nullable=False),
+)
+
 # Per-agent memory configuration (P2): clear — settings, not anything said by anyone.
 agents = Table(
     "agents",
@@ -368,6 +381,7 @@ PROTECTION: dict[str, Protection] = {
     "agents": Protection.LEDGER,
     "agent_config_history": Protection.LEDGER,
     "api_keys": Protection.LEDGER,
+    "pending_erasures": Protection.LEDGER,
     "person_state": Protection.DERIVED,
     "note_state": Protection.DERIVED,
     "note_counts": Protection.DERIVED,

@@ -6,7 +6,7 @@ import contextlib
 import json
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NoReturn
@@ -24,12 +24,14 @@ from engram.model.errors import (
     StoreMissing,
     WrongPassphrase,
 )
-from engram.store import crypto, file_check, ledger, migrate, schema
-from engram.store.checkpoint import CheckpointFile
+from engram.store import crypto, faults, file_check, ledger, migrate, schema
+from engram.store.checkpoint import Checkpoint, CheckpointFile
+from engram.store.checkpoint_anchor import Anchors
 from engram.store.crypto import KdfParams, SealBroken, Signer
-from engram.store.dialect import after_erasure, failure_kind, make_engine, sqlite_path
+from engram.store.dialect import failure_kind, make_engine, sqlite_path
 from engram.store.keyring_access import KeyringAccess
 from engram.store.location import checkpoint_path, describe, store_url
+from engram.store.release import ReleaseRequests, end_old_reads
 
 PASSPHRASE_HINT = "give the passphrase with --passphrase-env VAR"
 
@@ -77,7 +79,9 @@ class WriteTxn:
     gone: dict[str, str] = field(default_factory=dict)
     revived: dict[str, str] = field(default_factory=dict)
     erased: bool = False
-    after_erasure: dict[str, object] = field(default_factory=dict)
+    # Ciphertext this write deleted: a pending-erasure mark keeps its last bytes (sealed)
+    # until the files are proven free of them (pending_erasure.py).
+    needles: list[bytes] = field(default_factory=list)
 
 
 def _kek_aad(store_id: str) -> bytes:
@@ -119,13 +123,22 @@ class Store:
         # Keys created by the open write transaction: cached only once it commits, so a
         # rolled-back key never outlives the row that was never written.
         self._local = threading.local()
-        self.checkpoint = CheckpointFile(checkpoint_path(url, info.id), info.id, info.verify_key)
+        self._hidden_key = crypto.digest(b"engram-hidden-names", self.signer.seed)
+        self.pseudonyms: dict[str, str] = {}  # name -> pseudonym (pseudonyms.py), per store
+        self.checkpoint = CheckpointFile(
+            checkpoint_path(url, info.id), info.id, info.verify_key, self.hidden_name
+        )
+        self.anchors = Anchors(self.checkpoint.path, info.id, keyring)
         self._last_micros = 0
         # Plaintext-derived data the layers above keep for speed (decrypted logs, search
         # indexes). It lives only while this store is open: close() and every erasure this
         # store commits clear it. An erasure committed by another process reaches a held
         # copy when it is next read (an excision entry, or the conversation gone).
         self.plaintext_caches: dict[str, Any] = {}
+        # Another Engram process finishing an erasure asks this one to let go (release.py).
+        self.releases = ReleaseRequests(sqlite_path(url))
+        self.release_callbacks: list[Callable[[], None]] = []
+        end_old_reads(engine, self.releases, self._let_go)
 
     # ---- creating and opening -------------------------------------------------------
 
@@ -212,7 +225,8 @@ class Store:
         if backend is not None:
             access.set(store_id, kek)
         store = cls(url, engine, info, kek, clock, access)
-        store.checkpoint.update(store.signer, {ledger.CHAIN: head}, {})
+        store.anchors.use_keyring = backend is not None
+        store.start_checkpoint({ledger.CHAIN: head}, set())
         return store
 
     @classmethod
@@ -235,11 +249,15 @@ class Store:
             access = keyring or KeyringAccess()
             kek = _unlock(info, passphrase, access)
             store = cls(url, engine, info, kek, clock or SystemClock(), access)
+            store.anchors.use_keyring = passphrase is None  # the key came from the keyring
             store._bring_up_to_date()
         except BaseException:
             # Close every connection so SQLite leaves the files exactly as they were.
             engine.dispose()
             raise
+        from engram.store.pending_erasure import finish_on_open
+
+        finish_on_open(store)
         return store
 
     def _bring_up_to_date(self) -> None:
@@ -294,6 +312,7 @@ class Store:
         """Drop decrypted keys and release the database."""
         self._keys.clear()
         self.plaintext_caches.clear()
+        self.pseudonyms.clear()
         self._kek = b""
         self.engine.dispose()
 
@@ -305,6 +324,7 @@ class Store:
                 "remembered; keep using the passphrase."
             )
         self.keyring.set(self.info.id, self._kek)
+        self.anchors.use_keyring = True
 
     @property
     def _fresh(self) -> dict[str, bytes]:
@@ -340,28 +360,42 @@ class Store:
     @contextlib.contextmanager
     def write(self) -> Iterator[WriteTxn]:
         """A write transaction: all of it commits or none of it does."""
+        ordered = contextlib.ExitStack()
         try:
             with self.engine.connect() as connection:
                 connection = connection.execution_options(write=True)
                 with connection.begin():
                     txn = WriteTxn(connection)
                     yield txn
+                    if txn.erased:
+                        from engram.store.pending_erasure import mark
+
+                        mark(self, txn)
                     if self._touched:
                         txn.heads[ledger.CHAIN] = ledger.append(
                             connection, self.info.id, self.signer, self._touched, self.now_micros()
                         )
-            self._keys.update(self._fresh)
+                    if txn.heads or txn.gone:
+                        # Held from before the commit until the checkpoint is rewritten, so
+                        # checkpoint updates land in commit order (checkpoint.py).
+                        ordered.enter_context(self.checkpoint.locked())
+                self._keys.update(self._fresh)
+                faults.crash_point(faults.ERASE_COMMITTED if txn.erased else faults.AFTER_COMMIT)
+                if txn.erased:
+                    self.plaintext_caches.clear()  # before anything below can fail
+                written = None
+                if txn.heads or txn.gone:
+                    written = self.checkpoint.update(self.signer, txn.heads, txn.gone, txn.revived)
+                    if written is not None:
+                        self.anchors.write_local(written)
         except exc.DBAPIError as error:
             self._raise_failure(error)
         finally:
+            ordered.close()
             self._fresh.clear()
             self._touched.clear()
-        if txn.erased:
-            self.plaintext_caches.clear()  # before anything below can fail
-        if txn.heads or txn.gone:
-            self.checkpoint.update(self.signer, txn.heads, txn.gone, txn.revived)
-        if txn.erased:
-            txn.after_erasure = after_erasure(self.engine)
+        if written is not None:
+            self.anchors.write_keyring(written)
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
@@ -403,8 +437,34 @@ class Store:
 
     def hidden_name(self, name: str) -> str:
         """A keyed hash that lets this store recognise a name without revealing it."""
-        key = crypto.digest(b"engram-hidden-names", self.signer.seed)
-        return crypto.keyed_digest(key, name.encode()).hex()
+        return crypto.keyed_digest(self._hidden_key, name.encode()).hex()
+
+    # ---- checkpoint and release ------------------------------------------------------
+
+    def start_checkpoint(self, heads: dict[str, tuple[int, bytes]], gone: set[str]) -> Checkpoint:
+        """Write a checkpoint from scratch (a new store, or a deliberate re-anchor)."""
+        after = self.anchors.highest_serial()  # the keyring is not asked under the lock
+        with self.checkpoint.locked():
+            started = self.checkpoint.start(self.signer, heads, gone, after_serial=after)
+            self.anchors.write_local(started)
+        self.anchors.write_keyring(started)
+        return started
+
+    def release_requested(self) -> bool:
+        """Whether another Engram process asked every holder of this store to let go since
+        the last call; if so, this store has already dropped its keys, decrypted text and
+        idle connections, and run `release_callbacks` (the inspector polls this)."""
+        if self.releases.take_new(force=True) is None:
+            return False
+        self._let_go()
+        return True
+
+    def _let_go(self) -> None:
+        self._keys.clear()
+        self.plaintext_caches.clear()
+        self.engine.dispose()  # idle connections close; ones in use close when returned
+        for callback in list(self.release_callbacks):
+            callback()
 
     # ---- data keys ------------------------------------------------------------------
 
@@ -596,11 +656,14 @@ def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> b
     kek = access.get(info.id)
     if kek is None:
         if info.keyring_backend and backend != info.keyring_backend:
-            raise KeyUnavailable(
+            changed = (
                 f"The OS keyring changed since this store was created (it was "
-                f"{info.keyring_backend}, now {backend}) and holds no key for it; open it "
-                "with its passphrase. No new store was created."
+                f"{info.keyring_backend}, now {backend}) and holds no key for it, so nothing "
+                "was opened and no new store was created"
             )
+            if has_passphrase:
+                raise _needs_passphrase(changed)
+            raise KeyUnavailable(f"{changed}; open it where it was created.")
         if has_passphrase:
             raise _needs_passphrase("The OS keyring holds no key for this store")
         raise KeyUnavailable(

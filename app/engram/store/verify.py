@@ -20,10 +20,15 @@ from engram.engine.fold import FoldError, apply_event
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
 from engram.store import chain, crypto, ledger, migrate, projection, schema
-from engram.store.conversation_log import log_header
+from engram.store.checkpoint_check import Before, check_checkpoint, read_before
+from engram.store.conversation_log import readers_by_pseudonym
+from engram.store.conversation_log import row_header as log_row_header
 from engram.store.dialect import storage_check
-from engram.store.erasure import erasure_header
-from engram.store.journal import _event, journal_header
+from engram.store.erasure import row_header as erasure_row_header
+from engram.store.erasure import unexplained_pseudonyms
+from engram.store.journal import _event
+from engram.store.journal import row_header as journal_row_header
+from engram.store.pseudonyms import pseudonym
 from engram.store.store import Store, conversation_key_ref, person_key_ref
 
 Progress = Callable[[int, int], None]
@@ -45,6 +50,8 @@ class VerifyReport:
     chains: int = 0
     entries: int = 0
     cancelled: bool = False
+    # Verified chain -> (length, head): what `engram checkpoint reanchor` anchors.
+    heads: dict[str, tuple[int, bytes]] = field(default_factory=dict, repr=False)
 
     def problem(self, text: str) -> None:
         """Record a problem."""
@@ -164,23 +171,7 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyReport) 
     J, JP = schema.journal, schema.journal_payloads
     chain_id = chain.journal_chain(person)
     rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
-    links = (
-        _link(
-            r,
-            journal_header(
-                r.person,
-                r.seq,
-                r.at,
-                r.actor,
-                r.type,
-                r.cause_conversation,
-                r.cause_turn,
-                r.body,
-                r.key_ref,
-            ),
-        )
-        for r in rows
-    )
+    links = (_link(r, journal_row_header(store, r)) for r in rows)
     walked = _walk(store, chain_id, links, report)
     if walked is None:
         return None
@@ -228,12 +219,7 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport
     )
     chain_id = chain.log_chain(conversation)
     rows = conn.execute(select(L).where(L.c.conversation == conversation).order_by(L.c.seq)).all()
-    links = (
-        _link(
-            r, log_header(r.conversation, r.seq, r.at, r.entry, r.ref, r.author, r.status, r.body)
-        )
-        for r in rows
-    )
+    links = (_link(r, log_row_header(store, r)) for r in rows)
     walked = _walk(store, chain_id, links, report)
     if walked is None:
         return None
@@ -255,14 +241,14 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport
         conn.execute(select(CP.c.person).where(CP.c.conversation == conversation)).scalars()
     )
     created = json.loads(rows[0].body) if rows else {}
-    readers = set(created.get("participants", [])) - {
-        json.loads(r.body).get("participant_removed") for r in rows if r.entry == "excision"
-    }
+    readers = readers_by_pseudonym(
+        store, created, (json.loads(r.body) for r in rows if r.entry == "excision")
+    )
     if (
         row is None
         or not rows
         or (
-            sorted(readers) != people
+            readers != {pseudonym(store, p) for p in people}
             or created.get("surface") != row.surface
             or bool(created.get("incognito")) != bool(row.incognito)
             or created.get("agent") != row.agent
@@ -328,7 +314,7 @@ def _erasures(store: Store, conn: Connection, _name: str, report: VerifyReport) 
     E = schema.erasures
     rows = conn.execute(select(E).order_by(E.c.seq)).all()
     # Erasure records have no payload column: the link carries none.
-    links = (_link(r, erasure_header(r.seq, r.at, r.actor, r.body)) for r in rows)
+    links = (_link(r, erasure_row_header(store, r)) for r in rows)
     walked = _walk(store, chain.ERASURE_CHAIN, links, report)
     if walked is None or not rows:
         return None
@@ -386,11 +372,16 @@ def _names(
 
 
 def verify(
-    store: Store, progress: Progress | None = None, cancelled: Cancelled | None = None
+    store: Store,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+    *,
+    against_checkpoint: bool = True,
 ) -> VerifyReport:
-    """Check the whole store; never writes."""
+    """Check the whole store; never writes the database (a lagging checkpoint is advanced)."""
     report = VerifyReport()
     heads: dict[str, tuple[int, dict[int, bytes]]] = {}
+    anchored = read_before(store)  # before the snapshot: a write landing meanwhile is no rollback
     with store.read() as conn:
         problems, note = storage_check(conn)
         for problem in problems:
@@ -418,6 +409,8 @@ def verify(
             if walked is not None:
                 chain_id, length, hashes = walked
                 heads[chain_id] = (length, hashes)
+                if length:
+                    report.heads[chain_id] = (length, hashes[length])
                 report.chains += 1
             if progress:
                 progress(done, len(plan))
@@ -429,6 +422,7 @@ def verify(
             ("data keys", lambda: _keys(store, conn, report)),
             ("derived rows", lambda: _orphans(conn, set(journals), set(logs), report)),
             ("alembic_version", lambda: _revision(conn, report)),
+            ("pseudonyms", lambda: _pseudonyms(conn, report)),
         ]
         if not listed:  # rows of a chain that could not be listed are not strays
             del last_checks[1]
@@ -437,38 +431,21 @@ def verify(
                 last_check()
             except UNREADABLE as error:
                 report.problem(f"{what}: {_unreadable(error)}")
-    _checkpoint(store, heads, report)
+    if against_checkpoint:
+        _checkpoint(store, anchored, heads, report)
     return report
 
 
+def _pseudonyms(conn: Connection, report: VerifyReport) -> None:
+    for problem in unexplained_pseudonyms(conn):
+        report.problem(problem)
+
+
 def _checkpoint(
-    store: Store, heads: dict[str, tuple[int, dict[int, bytes]]], report: VerifyReport
+    store: Store,
+    before: Before,
+    heads: dict[str, tuple[int, dict[int, bytes]]],
+    report: VerifyReport,
 ) -> None:
-    if store.checkpoint.damaged_path.exists():
-        report.problem(
-            f"checkpoint: it was damaged and set aside at {store.checkpoint.damaged_path}; a "
-            "rollback before then cannot be ruled out"
-        )
-    try:
-        checkpoint = store.checkpoint.read()
-    except (ValueError, KeyError, json.JSONDecodeError) as error:
-        report.problem(f"checkpoint: {error}")
-        return
-    if checkpoint is None:
-        report.warnings.append(
-            f"no checkpoint at {store.checkpoint.path}, so a rollback cannot be detected"
-        )
-        return
-    for chain_id, (length, head) in sorted(checkpoint.chains.items()):
-        have = heads.get(chain_id)
-        if have is None or have[0] < length:
-            got = 0 if have is None else have[0]
-            report.problem(
-                f"{chain_id}: the store holds {got} entries but the checkpoint saw {length}; "
-                "an older copy of the store may have been put back"
-            )
-        elif have[1].get(length) != head:
-            report.problem(f"{chain_id}: entry {length} differs from the checkpoint's")
-    for chain_id in heads:
-        if store.hidden_name(chain_id) in checkpoint.gone:
-            report.problem(f"{chain_id}: this erased chain is back; an older copy was restored")
+    for problem in check_checkpoint(store, before, heads, report.warnings):
+        report.problem(problem)

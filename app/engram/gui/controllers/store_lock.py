@@ -17,6 +17,7 @@ from engram.gui.controllers.hub import Hub
 from engram.gui.idle_lock import IdleLock
 from engram.gui.keyring_probe import KeyringProbe
 from engram.gui.new_store_dialog import NewStoreSecret
+from engram.gui.release_hook import ReleaseHook
 from engram.gui.tasks import TaskContext
 from engram.model.errors import KeyUnavailable
 from engram.store.location import stores_folder
@@ -69,6 +70,13 @@ class StoreLockController(QObject):
         )
         page.set_recent(self.recent_stores(), None)
         self.w.show_inspector(False)
+        # An erasure finishing in another process asks every holder to let go: the store
+        # already dropped its keys and decrypted text; every panel reloads what it shows.
+        self.release_hook = ReleaseHook(self, on_release=self._let_go)
+
+    def _let_go(self) -> None:
+        self.hub.status("Another program erased data in this store; the view was reloaded.")
+        self.hub.changed.emit("erased elsewhere")
 
     def recent_stores(self) -> list[str]:
         """Stores opened before, newest first."""
@@ -236,6 +244,7 @@ class StoreLockController(QObject):
         self.w.show_inspector(True)
         self.w.people.setFocus()  # never the passphrase field, hidden now
         self.idle.arm()
+        self.release_hook.watch(store)
         # What is alive now lives as long as the session: keep the collector off it, so its
         # full passes stay short while the person scrolls.
         gc.collect()
@@ -251,6 +260,7 @@ class StoreLockController(QObject):
         hub = self.hub
         hub.prompts.close_all()  # no dialog stays above the unlock page, nor acts later
         self.idle.disarm()
+        self.release_hook.watch(None)
         store = hub.store
         hub.set_store(None)  # every panel cancels its long work and forgets what it showed
         hub.tasks.wait()

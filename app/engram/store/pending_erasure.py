@@ -1,0 +1,193 @@
+"""Finishing an erasure: its bytes must leave the database file and the WAL, not just the
+tables. Until they have, a pending-erasure mark stays in the store; the erasing process,
+and otherwise the next open, finishes it; verify reports it until then.
+
+Finishing = a WAL checkpoint that copies the zeroed pages into the file and truncates the
+WAL (it cannot while any reader holds a snapshot from before the erasure, so Engram
+processes are asked to let go: `release`), then a scan of the files for the last bytes of
+every erased ciphertext. Only a complete checkpoint with nothing found clears the mark.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, exc, func, insert, select
+
+from engram.model.clock import from_micros, iso
+from engram.model.errors import EngramError, ErasureIncomplete
+from engram.model.progress import Progress
+from engram.store import crypto, faults, schema
+from engram.store.dialect import after_erasure, sqlite_path
+from engram.store.erasure import SCAN_WINDOW, scan_files
+from engram.store.store import KeyGone, Store, WriteTxn
+
+P = schema.pending_erasures
+DEFAULT_WAIT_S = 10.0  # how long an erasing command waits for other readers to let go
+OPEN_WAIT_S = 1.0  # what an ordinary open spends on someone else's unfinished erasure
+RETRY_S = 0.05
+
+
+def _key_ref(mark_id: int) -> str:
+    return f"erasure-probes:{mark_id}"
+
+
+def _aad(store: Store, mark_id: int) -> bytes:
+    return f"erasure-probes|{store.info.id}|{mark_id}".encode()
+
+
+def mark(store: Store, txn: WriteTxn) -> None:
+    """Inside every write that erases (Store.write calls this): note that its bytes may
+    still be in the files, with the last bytes of each deleted ciphertext to look for."""
+    if sqlite_path(store.url) is None:
+        return  # a server database: destroyed keys are the guarantee (DESIGN, the store)
+    probes = sorted({bytes(n[-SCAN_WINDOW:]) for n in txn.needles if len(n) >= SCAN_WINDOW})
+    mark_id = int(txn.conn.execute(select(func.coalesce(func.max(P.c.id), 0))).scalar_one()) + 1
+    key = store.data_key(txn.conn, _key_ref(mark_id), create=True)
+    sealed = crypto.seal(key, b"".join(probes), _aad(store, mark_id))
+    txn.conn.execute(insert(P).values(id=mark_id, at=store.now_micros(), probes=sealed))
+    store.touched(P, mark_id)
+
+
+@dataclass
+class Finish:
+    """What finishing the pending erasures found."""
+
+    wal_checkpoint: str = "not applicable"
+    frames: int = 0
+    checkpointed: int = 0
+    asked_others_to_let_go: bool = False
+    raw_file_scan: dict[str, Any] = field(default_factory=dict)
+    pending: list[int] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        """True when no erasure is left unfinished."""
+        return not self.pending
+
+    def reason(self) -> str:
+        """Why it is not done, as the middle of a sentence."""
+        if self.wal_checkpoint == "busy":
+            return (
+                "another program is still reading the store (an open inspector, an export "
+                "or a backup), so the old pages could not be overwritten yet"
+            )
+        found = self.raw_file_scan.get("found", 0)
+        return f"{found} pieces of erased ciphertext are still in the store's files"
+
+    def to_json(self) -> dict[str, Any]:
+        """As shown in an erasure report."""
+        return {
+            "wal_checkpoint": self.wal_checkpoint,
+            "frames": self.frames,
+            "checkpointed": self.checkpointed,
+            "asked_others_to_let_go": self.asked_others_to_let_go,
+            "raw_file_scan": self.raw_file_scan,
+            "pending_erasures": self.pending,
+        }
+
+
+def _marks(store: Store) -> dict[int, list[bytes]]:
+    marks: dict[int, list[bytes]] = {}
+    with store.read() as conn:
+        rows = conn.execute(select(P.c.id, P.c.probes).order_by(P.c.id)).all()
+        for record, sealed in rows:
+            try:
+                key = store.data_key(conn, _key_ref(int(record)))
+                blob = crypto.unseal(key, bytes(sealed), _aad(store, int(record)))
+            except (KeyGone, crypto.SealBroken):
+                blob = b""  # nothing left to look for; the checkpoint still has to happen
+            marks[int(record)] = [
+                blob[i : i + SCAN_WINDOW] for i in range(0, len(blob), SCAN_WINDOW)
+            ]
+    return marks
+
+
+def _checkpoint(store: Store, wait_s: float, result: Finish) -> None:
+    deadline = time.monotonic() + wait_s
+    posted: float | None = None
+    try:
+        while True:
+            outcome = after_erasure(store.engine, wait_ms=100)
+            result.wal_checkpoint = str(outcome["wal_checkpoint"])
+            result.frames = int(outcome.get("frames", 0))
+            result.checkpointed = int(outcome.get("checkpointed", 0))
+            if result.wal_checkpoint != "busy" or time.monotonic() >= deadline:
+                return
+            if posted is None:
+                posted = store.releases.post()
+                result.asked_others_to_let_go = True
+            time.sleep(RETRY_S)
+    finally:
+        if posted is not None:
+            store.releases.withdraw(posted)
+
+
+def finish(store: Store, *, wait_s: float, progress: Progress | None = None) -> Finish:
+    """Finish every pending erasure that can be finished now (waiting up to `wait_s` for
+    other readers to let go); the marks of the ones that cannot stay. `progress` follows
+    the file scan."""
+    result = Finish()
+    if sqlite_path(store.url) is None:
+        result.raw_file_scan = {"scanned": [], "found": 0, "note": "not a file store"}
+        return result
+    marks = _marks(store)
+    _checkpoint(store, wait_s, result)
+    probes = [probe for found in marks.values() for probe in found]
+    result.raw_file_scan = scan_files(store, probes, progress)
+    clean = result.wal_checkpoint == "complete" and result.raw_file_scan.get("found", 0) == 0
+    faults.crash_point(faults.ERASE_SCRUBBED)
+    if clean and marks:
+        with store.write() as txn:
+            txn.conn.execute(delete(P).where(P.c.id.in_(sorted(marks))))
+            for record in marks:
+                store.touched(P, record)
+                store.destroy_key(txn.conn, _key_ref(record))
+        after_erasure(store.engine, wait_ms=100)  # the mark's own pages, while we are here
+    result.pending = [] if clean else sorted(marks)
+    return result
+
+
+def finish_or_raise(
+    store: Store,
+    done: str,
+    *,
+    wait_s: float = DEFAULT_WAIT_S,
+    progress: Progress | None = None,
+) -> Finish:
+    """Finish the erasure just committed; ErasureIncomplete (one sentence starting with
+    `done`, what did happen) when erased bytes remain in the files for now."""
+    finished = finish(store, wait_s=wait_s, progress=progress)
+    if not finished.done:
+        raise ErasureIncomplete(
+            f"{done}, but {finished.reason()}; close it and open the store again (for example "
+            "with 'engram verify'), which finishes the erasure."
+        )
+    return finished
+
+
+def finish_on_open(store: Store) -> None:
+    """Opening a store finishes what an earlier erasure left pending, when it can; never
+    fails the open (verify keeps reporting what is left)."""
+    if sqlite_path(store.url) is None:
+        return
+    try:
+        with store.read() as conn:
+            if conn.execute(select(P.c.id).limit(1)).first() is None:
+                return
+        finish(store, wait_s=OPEN_WAIT_S)
+    except (exc.DBAPIError, EngramError, OSError):
+        return
+
+
+def problems(store: Store) -> list[str]:
+    """One sentence per erasure that is not finished (for verify)."""
+    with store.read() as conn:
+        times = [int(t) for t in conn.execute(select(P.c.at).order_by(P.c.id)).scalars()]
+    return [
+        f"erasure of {iso(from_micros(at))}: it is not finished, so erased bytes may still be "
+        "in the store's files; close every other program using the store and open it again"
+        for at in times
+    ]
