@@ -14,6 +14,7 @@ from pathlib import Path
 
 import keyring.backend
 import keyring.errors
+from keyring.compat import properties
 
 FILE_ENV = "ENGRAM_TEST_KEYRING_FILE"
 
@@ -21,7 +22,13 @@ FILE_ENV = "ENGRAM_TEST_KEYRING_FILE"
 class FileKeyring(keyring.backend.KeyringBackend):
     """Secrets in the JSON file named by ENGRAM_TEST_KEYRING_FILE."""
 
-    priority = 1  # type: ignore[assignment]
+    @properties.classproperty
+    def priority(cls) -> float:
+        # Viable only where a test named its file: imported during collection, it must never
+        # be picked by keyring's own backend discovery in another test.
+        if FILE_ENV not in os.environ:
+            raise RuntimeError(f"{FILE_ENV} is not set")
+        return 1
 
     @staticmethod
     def _path() -> Path:

@@ -112,7 +112,8 @@ def test_issue9_item11_a_missing_keyring_has_its_own_sentence(
     with pytest.raises(KeyUnavailable) as refused:
         Store.open(str(store_path))
     missing = _sentence(refused)
-    assert "no usable OS keyring" in missing and "--passphrase-env" in missing
+    assert "no usable OS keyring" in missing and "with its passphrase" in missing
+    assert "--passphrase-env" in refused.value.for_command_line()  # the CLI says how
     assert "locked" not in missing
 
 

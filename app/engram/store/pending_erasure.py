@@ -161,9 +161,10 @@ def finish_or_raise(
     `done`, what did happen) when erased bytes remain in the files for now."""
     finished = finish(store, wait_s=wait_s, progress=progress)
     if not finished.done:
+        what = f"{done}, but {finished.reason()}; close it and open the store again"
         raise ErasureIncomplete(
-            f"{done}, but {finished.reason()}; close it and open the store again (for example "
-            "with 'engram verify'), which finishes the erasure."
+            f"{what}, which finishes the erasure.",
+            cli_message=f"{what} (for example with 'engram verify'), which finishes the erasure.",
         )
     return finished
 
