@@ -76,7 +76,13 @@ class KeyringAccess:
     def _call(self, action: Callable[[], T]) -> T:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyring")
         try:
-            return pool.submit(action).result(timeout=self.timeout_s)
+            asked = pool.submit(action)
+        except RuntimeError:  # the interpreter is shutting down: no new threads
+            raise KeyUnavailable(
+                "The OS keyring cannot be asked while Engram is closing."
+            ) from None
+        try:
+            return asked.result(timeout=self.timeout_s)
         except concurrent.futures.TimeoutError:
             raise KeyUnavailable(
                 f"The OS keyring did not answer within {self.timeout_s:g} seconds; "
