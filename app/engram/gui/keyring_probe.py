@@ -26,10 +26,12 @@ class KeyringProbe(QObject):
         self.usable: bool | None = None  # None: not known yet
         self.reason = CHECKING  # why it cannot be offered (or that it is being checked)
         self._asking = False
+        self._stale = False  # asked again while an answer was on its way
 
     def check(self) -> None:
         """Ask again, off the UI thread (a keyring can appear or go between two asks)."""
         if self._asking:
+            self._stale = True  # the answer on its way predates this ask: ask once more
             return
         self._asking = True
 
@@ -40,12 +42,24 @@ class KeyringProbe(QObject):
 
     def _answered(self, backend: str | None) -> None:
         self._asking = False
+        if self._ask_again():
+            return
         self.usable = backend is not None
         self.reason = "" if self.usable else NO_KEYRING
         self.changed.emit()
 
     def _failed(self, message: str) -> None:
         self._asking = False
+        if self._ask_again():
+            return
         self.usable = False
         self.reason = message
         self.changed.emit()
+
+    def _ask_again(self) -> bool:
+        """A stale answer is not published; the newer question is asked instead."""
+        if not self._stale:
+            return False
+        self._stale = False
+        self.check()
+        return True
