@@ -7,6 +7,7 @@ import base64
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -333,6 +334,26 @@ def test_issue10_item3_chunked_bodies_limits_and_keep_alive(api: Client) -> None
             "connection", ""
         )
         assert second.extensions["network_stream"] is first.extensions["network_stream"]
+
+
+def test_issue10_item3_a_refused_body_is_read_so_the_413_arrives(api: Client) -> None:
+    """A client that sends its whole over-limit body before reading must get the 413,
+    not a connection reset (the server reads a refused body to its end before closing)."""
+    host, port = api.base.removeprefix("http://").rsplit(":", 1)
+    body = b'{"text": "' + b"x" * 600_000 + b'", "kind": "fact"}'
+    head = (
+        f"POST {ITEMS} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {api.key}\r\n"
+        "X-Engram-External-User-Id: ana\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    for _ in range(5):
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=10) as sock:
+            sock.sendall(head + body)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:80]
+        assert b"KiB" in answer
 
 
 def test_issue10_item3_a_short_body_is_dropped_in_one_sentence(

@@ -28,6 +28,10 @@ MAX_HEADER_BYTES = 16 * 1024  # all request headers together
 BODY_SECONDS = 10.0  # a body that stops arriving is dropped after this long
 BACKLOG = 2048
 KEEP_ALIVE_SECONDS = 15
+# A refused body up to this size is read to its end before the answer: closing a socket
+# with unread bytes makes the kernel reset the connection, and the client may then never
+# see the 413 (the "lingering close" web servers do). Larger bodies are cut off at once.
+DRAIN_BYTES = 1024 * 1024
 
 ASGIApp = Any
 
@@ -169,6 +173,8 @@ class BodyLimit:
         declared = dict(headers).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             status = 413 if declared.isdigit() else 400
+            if status == 413 and int(declared) <= DRAIN_BYTES:
+                await _drain(receive, DRAIN_BYTES)
             await _refuse(send, status, self._too_big() if status == 413 else "Bad Content-Length.")
             return
         seen = 0
@@ -184,6 +190,8 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
+                    if message.get("more_body", False):
+                        await _drain(receive, DRAIN_BYTES - seen)
                     raise TooLarge(self._too_big())
             return message
 
@@ -201,6 +209,19 @@ class BodyLimit:
 
     def _too_big(self) -> str:
         return f"The request body may hold at most {self.limit // 1024} KiB."
+
+
+async def _drain(receive: Any, budget: int) -> None:
+    """Read and discard the rest of a refused body, up to `budget` bytes and BODY_SECONDS;
+    a body that is larger, or slower, is left unread."""
+    with anyio.move_on_after(BODY_SECONDS):
+        while budget > 0:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            budget -= len(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
 
 
 async def _refuse(send: Any, status: int, sentence: str) -> None:
