@@ -12,10 +12,9 @@ from __future__ import annotations
 import heapq
 import struct
 from array import array
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 
 from engram.engine.words import DEFAULT_LANGUAGE, find_word, terms
 
@@ -76,8 +75,8 @@ def excerpt(text: str, start: int, end: int, width: int = EXCERPT_CHARS) -> str:
 
 
 # A term's postings: the positions holding it, packed as C ints in a bytearray, which the
-# garbage collector does not track (lists and arrays it does: walking half a million of them
-# at each full collection slowed building a person's index by a fifth)
+# garbage collector does not track (lists and arrays it does, and a person's index holds
+# hundreds of thousands of postings: each full collection would walk them all)
 _POSITION = struct.Struct("i")  # the layout of array("i")
 
 
@@ -113,9 +112,10 @@ class MessageIndex:
         if position in self._messages:
             self.remove(position)
         self._messages[position] = message
-        # each term's postings, appended to (created if new) with no Python-level loop
-        holders = map(self._postings.__getitem__, terms(message.text, self.language))
-        deque(map(bytearray.extend, holders, repeat(_POSITION.pack(position))), maxlen=0)
+        packed = _POSITION.pack(position)
+        postings = self._postings
+        for term in terms(message.text, self.language):
+            postings[term].extend(packed)
 
     def remove(self, position: int) -> None:
         """Forget a message (its content was excised); unknown positions are ignored."""

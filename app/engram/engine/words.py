@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from itertools import filterfalse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar, cast
+from itertools import filterfalse
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import Stemmer
 
@@ -306,12 +306,12 @@ class _Terms(Generic[K]):
     def of(self, found: list[K]) -> set[str]:
         """The distinct terms of a text's tokens, stop words left out."""
         known = self.known
-        looked: set[str | None] = set(map(known.get, found))
+        looked: set[Any] = set(map(known.get, found))  # terms, and None for a new token
         if None in looked:  # tokens not met lately (filterfalse is lazy: each learnt once)
             looked.discard(None)
             looked.update(map(self._learn, filterfalse(known.__contains__, found)))
         looked.discard(_STOP)
-        return cast("set[str]", looked)
+        return looked
 
     def _learn(self, token: K) -> str:
         """Remember a token not in the current generation; its term."""
