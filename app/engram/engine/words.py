@@ -374,6 +374,19 @@ def find_word(text: str, wanted: Collection[str], language: str = DEFAULT_LANGUA
     return None
 
 
+def word_spans(
+    text: str, wanted: Collection[str], language: str = DEFAULT_LANGUAGE
+) -> list[tuple[int, int]]:
+    """Where every word of an unfolded text whose stem is among the `wanted` terms starts
+    and ends (to highlight what a relevance search matched)."""
+    stemmed = _stemmer(language)
+    return [
+        found.span()
+        for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text)
+        if stemmed(fold(found.group())) in wanted
+    ]
+
+
 def language_named(text: str | None) -> str | None:
     """The Snowball language a text names ("Wants replies in French." -> "french"), the
     first one it names; None if it names none this search can stem."""
