@@ -203,6 +203,8 @@ class MainWindow(QMainWindow):
         self.people = QListWidget()
         describe(self.people, "People in this store", "Whose memory to show (right-click: Copy id)")
         copy_id_menu(self.people, self._person_id_at)
+        self.people.setWordWrap(True)  # long names wrap; never a sideways scroll bar
+        self.people.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         people_layout.addWidget(self.people)
         split.addWidget(people)
 
@@ -238,7 +240,7 @@ class MainWindow(QMainWindow):
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(40)
-        widths = (270, 76, 84, 76, 112, 112, 66, 150, 60)
+        widths = (270, 76, 84, 86, 122, 122, 66, 150, 60)
         for column, width in enumerate(widths):
             header.resizeSection(column, width)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the spare width

@@ -14,6 +14,8 @@ TABLE_WORDS = {
     "log_payloads": "conversation turns",
     "conversation_log": "conversation log entries",
     "keys": "keys",
+    "persons": "person records",
+    "projection": "note rows",
 }
 
 
