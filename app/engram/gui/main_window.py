@@ -240,7 +240,7 @@ class MainWindow(QMainWindow):
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(40)
-        widths = (270, 76, 84, 86, 122, 122, 66, 150, 60)
+        widths = (270, 74, 84, 82, 118, 118, 64, 150, 60)
         for column, width in enumerate(widths):
             header.resizeSection(column, width)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the spare width
@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 3)
         split.setStretchFactor(2, 2)
-        split.setSizes([200, 700, 380])
+        split.setSizes([136, 794, 350])  # the notes get the width; the detail what it needs
         self.splitter = split
         layout.addWidget(split)
         self.tabs.currentChanged.connect(self._collapse_detail)
