@@ -115,6 +115,12 @@ class FakePrompts:
     def inform(self, title: str, text: str) -> None:
         self.informed.append((title, text))
 
+    def show_about(self, html: str, icon: Any) -> None:
+        self.informed.append(("About Engram", html))
+
+    def show_shortcuts(self, rows: Any) -> None:
+        self.asked.append(("show_shortcuts", list(rows)))
+
     def error(self, message: str) -> None:
         self.errors.append(message)
 

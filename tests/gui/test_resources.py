@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -41,12 +41,21 @@ def test_issue12_item1_window_dialogs_and_about_box_carry_the_icon(
     assert app.desktopFileName() == resources.APP_ID
     # Dialogs are top-level windows: without an icon of their own they show the application's.
     assert window.windowIcon().cacheKey() == icon.cacheKey()
+    seen: list[tuple[bool, str]] = []
+
+    def read_about() -> None:  # About is modal now (through the dialog host, issue 8)
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, read_about)
+            return
+        seen.append((box.iconPixmap().isNull(), box.text()))
+        box.reject()
+
+    QTimer.singleShot(0, read_about)
     window.about_action.trigger()
-    boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)]
-    assert boxes, "About did not open"
-    box = boxes[-1]
-    assert not box.iconPixmap().isNull() and "Engram Inspector" in box.text()
-    box.close()
+    assert seen, "About did not open"
+    null_icon, text = seen[0]
+    assert not null_icon and "Engram Inspector" in text
     controller.lock("test over")
 
 

@@ -233,7 +233,7 @@ def test_item1_lock_closes_every_dialog_and_the_action_does_nothing(
         "reject reason": "QInputDialog",
         "cascade preview": "TypedConfirmDialog",
         "typed erase confirmation": "TypedConfirmDialog",
-        "erasure report": "QMessageBox",
+        "erasure report": "ReportDialog",
         "export": "QFileDialog",
         "error message": "QMessageBox",
     }[which]

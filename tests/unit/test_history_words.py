@@ -3,12 +3,16 @@ common query words left out of a search, and stems in the language the profile n
 
 from __future__ import annotations
 
+import gc
 from typing import Any
+
+import pytest
 
 from engram.control.notes import add_note
 from engram.control.session import PersonSession
+from engram.engine import words
 from engram.engine.history_search import Message, MessageIndex
-from engram.engine.words import language_named, terms, tokens
+from engram.engine.words import language_named, stem, terms, tokens
 from engram.model.ids import ConversationId, PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime.conversations import append_turn, start_conversation
@@ -126,3 +130,38 @@ def test_issue11_H1_language_names_map_to_snowball_stemmers() -> None:
     assert language_named("русский") == "russian"
     assert language_named("Klingon") is None
     assert language_named(None) is None
+
+
+def test_issue11_H1_terms_are_the_stems_of_the_folded_tokens_on_every_path() -> None:
+    """An ASCII text is cut without the full fold and stems come from a cache of tokens:
+    the terms are still the stems of `tokens` (folded, stop words out), as H1 defines them."""
+    texts = [
+        "The Running_Dogs ran 3 laps; RUNNING dogs, again!",
+        "Ünïcode Café: the résumés of Zürich",
+        "x9 X9 it's don't e-mail 2024-05-01",
+        "Это новый дом. हिन्दी",
+        "",
+    ]
+    for text in texts:
+        assert terms(text) == {stem(word) for word in tokens(text)}, text
+        assert terms(text, "french") == {stem(word, "french") for word in tokens(text)}, text
+
+
+def test_issue11_H1_a_stream_of_new_words_leaves_terms_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The token cache starts new generations as it fills (tiny here); words met before
+    and words never met still give their own stems."""
+    monkeypatch.setattr(words, "CACHED_STEMS", 4)
+    for i in range(50):
+        text = f"Connected offices n{i} Z{i}x and the connection"
+        assert terms(text) == {stem(word) for word in tokens(text)}
+
+
+def test_issue11_H1_postings_are_not_walked_by_the_garbage_collector() -> None:
+    """Building a person's index adds hundreds of thousands of postings: they are kept in
+    objects the garbage collector does not track, so its full passes stay cheap."""
+    index = MessageIndex(Message(f"t{i}", i, f"tea n{i}") for i in range(3))
+    postings = index._postings  # what is stored is the point here
+    assert postings and not any(gc.is_tracked(held) for held in postings.values())
+    assert list(index.holders(terms("tea").pop())) == [0, 1, 2]

@@ -10,7 +10,9 @@ is `engine.words`.
 from __future__ import annotations
 
 import heapq
-from collections import Counter
+import struct
+from array import array
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -72,6 +74,16 @@ def excerpt(text: str, start: int, end: int, width: int = EXCERPT_CHARS) -> str:
     return ("…" if left > 0 else "") + flat + ("…" if right < len(text) else "")
 
 
+# A term's postings: the positions holding it, packed as C ints in a bytearray, which the
+# garbage collector does not track (lists and arrays it does, and a person's index holds
+# hundreds of thousands of postings: each full collection would walk them all)
+_POSITION = struct.Struct("i")  # the layout of array("i")
+
+
+def _positions(packed: bytes | bytearray) -> array[int]:
+    return array("i", packed)
+
+
 class MessageIndex:
     """Messages with an inverted index from each term to the positions that hold it.
 
@@ -86,9 +98,8 @@ class MessageIndex:
     def __init__(self, messages: Iterable[Message] = (), language: str = DEFAULT_LANGUAGE) -> None:
         self.language = language
         self._messages: dict[int, Message] = {}
-        # term -> positions holding it; lists (not sets): building is the hot path and
-        # removal (an excision) is rare
-        self._postings: dict[str, list[int]] = {}
+        # term -> its postings (above): building is the hot path, removal (an excision) rare
+        self._postings: defaultdict[str, bytearray] = defaultdict(bytearray)
         for message in messages:
             self.add(message)
 
@@ -97,16 +108,14 @@ class MessageIndex:
 
     def add(self, message: Message) -> None:
         """Index one message; a message at the same position is replaced."""
-        if message.position in self._messages:
-            self.remove(message.position)
-        self._messages[message.position] = message
+        position = message.position
+        if position in self._messages:
+            self.remove(position)
+        self._messages[position] = message
+        packed = _POSITION.pack(position)
         postings = self._postings
         for term in terms(message.text, self.language):
-            holders = postings.get(term)
-            if holders is None:
-                postings[term] = [message.position]
-            else:
-                holders.append(message.position)
+            postings[term].extend(packed)
 
     def remove(self, position: int) -> None:
         """Forget a message (its content was excised); unknown positions are ignored."""
@@ -114,9 +123,11 @@ class MessageIndex:
         if message is None:
             return
         for term in terms(message.text, self.language):
-            holders = self._postings[term]
+            holders = _positions(self._postings[term])
             holders.remove(position)
-            if not holders:
+            if holders:
+                self._postings[term] = bytearray(holders.tobytes())
+            else:
                 del self._postings[term]
 
     def in_language(self, language: str) -> MessageIndex:
@@ -127,7 +138,7 @@ class MessageIndex:
 
     def holders(self, term: str) -> Sequence[int]:
         """The positions of the messages that hold a (normalised) term."""
-        return self._postings.get(term, ())
+        return _positions(self._postings.get(term, b""))
 
     def messages(self) -> list[Message]:
         """Every indexed message, oldest first."""
@@ -138,7 +149,11 @@ class MessageIndex:
         less the common ones (in more than one in ten messages and more than five), unless
         every word that matches is common: then they all count."""
         searched = len(self._messages)
-        found = {t: len(h) for t in terms(query, self.language) if (h := self._postings.get(t))}
+        found = {
+            t: len(h) // _POSITION.size
+            for t in terms(query, self.language)
+            if (h := self._postings.get(t))
+        }
         common = {
             term
             for term, frequency in found.items()
@@ -151,7 +166,7 @@ class MessageIndex:
         wanted = self.counted_terms(query)
         scores: Counter[int] = Counter()
         for term in wanted:
-            scores.update(self._postings[term])
+            scores.update(_positions(self._postings[term]))
         count = clamp(limit)
         best = heapq.nlargest(count, zip(scores.values(), scores.keys(), strict=True))
         matches = tuple(

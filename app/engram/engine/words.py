@@ -14,7 +14,8 @@ import re
 import threading
 import unicodedata
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from itertools import filterfalse
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import Stemmer
 
@@ -225,22 +226,30 @@ class _Stemmers(threading.local):
     def __init__(self) -> None:
         self.by_language: dict[str, Stemmer.Stemmer] = {}
 
-    def stem(self, language: str, word: str) -> str:
+    def of(self, language: str) -> Stemmer.Stemmer:
         stemmer = self.by_language.get(language)
         if stemmer is None:
-            # no cache of its own: _stemmer's is faster and shared by the threads
+            # no cache of its own: the caches below are faster and shared by the threads
             stemmer = self.by_language[language] = Stemmer.Stemmer(language, 0)
-        stemmed: str = stemmer.stemWord(word)
+        return stemmer
+
+    def stem(self, language: str, word: str) -> str:
+        stemmed: str = self.of(language).stemWord(word)
         return stemmed
 
 
 _stemmers = _Stemmers()
-CACHED_STEMS = 65_536  # words per language; the cache starts again when full
+CACHED_STEMS = 65_536  # words per language and cache (generation)
+
+
+def _algorithm(language: str) -> str:
+    """The Snowball algorithm stemming a language; unknown languages stem as English."""
+    return language if language in LANGUAGES else DEFAULT_LANGUAGE
 
 
 class _StemCache(dict[str, str]):
-    """Folded word -> stem in one language, filled as words come (building an index stems
-    the same words over and over; a hit is one dictionary lookup)."""
+    """Folded word -> stem in one language, filled as words come (a hit is one dictionary
+    lookup)."""
 
     __slots__ = ("algorithm",)
 
@@ -262,8 +271,7 @@ def _stemmer(language: str) -> Callable[[str], str]:
     """The language's stemming function; unknown languages stem as English."""
     cache = _caches.get(language)
     if cache is None:
-        algorithm = language if language in LANGUAGES else DEFAULT_LANGUAGE
-        cache = _caches.setdefault(language, _StemCache(algorithm))
+        cache = _caches.setdefault(language, _StemCache(_algorithm(language)))
     return cache.__getitem__
 
 
@@ -272,11 +280,89 @@ def stem(word: str, language: str = DEFAULT_LANGUAGE) -> str:
     return _stemmer(language)(word)
 
 
+_STOP = "\0"  # a stop word's term in a _Terms cache (no word holds a NUL)
+K = TypeVar("K", str, bytes)
+
+
+class _Terms(Generic[K]):
+    """Token -> its term (stem) or _STOP, in one language: what `terms` does per word,
+    done once per distinct token. Building an index meets the same tokens over and over;
+    a whole text's tokens are looked up at once (`map` over a plain dict, no Python call
+    per token), with no folding, stop-word test or stemming for the tokens already met.
+
+    Two generations: when the current one is full it becomes the older one and a new one
+    starts, and a token met again is taken from the older one rather than stemmed again,
+    so a stream of words that never repeat (numbers, names) cannot evict the common ones.
+    """
+
+    __slots__ = ("algorithm", "known", "older", "word")
+
+    def __init__(self, algorithm: str, word: Callable[[K], str]) -> None:
+        self.algorithm = algorithm
+        self.known: dict[K, str] = {}  # plain dicts: set(map(dict.get, ...)) stays in C
+        self.older: dict[K, str] = {}
+        self.word: Callable[[K], str] = word  # a token's folded word
+
+    def of(self, found: list[K]) -> set[str]:
+        """The distinct terms of a text's tokens, stop words left out."""
+        known = self.known
+        looked: set[Any] = set(map(known.get, found))  # terms, and None for a new token
+        if None in looked:  # tokens not met lately (filterfalse is lazy: each learnt once)
+            looked.discard(None)
+            looked.update(map(self._learn, filterfalse(known.__contains__, found)))
+        looked.discard(_STOP)
+        return looked
+
+    def _learn(self, token: K) -> str:
+        """Remember a token not in the current generation; its term."""
+        term = self.older.get(token)
+        if term is None:
+            word = self.word(token)
+            if word in STOP_WORDS:
+                term = _STOP
+            else:
+                term = _stemmers.of(self.algorithm).stemWord(word)
+        known = self.known
+        if len(known) >= CACHED_STEMS:
+            # a new generation; a thread still reading the old dictionaries keeps them whole
+            self.older, known = known, {}
+            self.known = known
+        known[token] = term
+        return term
+
+
+# An ASCII text's words are its runs of ASCII letters and digits (_WORD), and folding one
+# only lowers it: this table does both at once, on bytes (any other byte becomes a space)
+_ASCII_FOLD = bytes(
+    code + 32 if 65 <= code <= 90 else code if 97 <= code <= 122 or 48 <= code <= 57 else 32
+    for code in range(256)
+)
+
+
+class _TermCaches:
+    """The _Terms caches of one language: for ASCII texts (tokens as bytes) and others."""
+
+    __slots__ = ("ascii", "other")
+
+    def __init__(self, language: str) -> None:
+        algorithm = _algorithm(language)
+        self.ascii = _Terms[bytes](algorithm, bytes.decode)
+        self.other = _Terms[str](algorithm, str)
+
+
+_term_caches: dict[str, _TermCaches] = {}
+
+
 def terms(text: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
-    """The comparable words of a text (H1)."""
+    """The comparable words of a text (H1): its distinct folded tokens less the stop
+    words, stemmed."""
+    caches = _term_caches.get(language)
+    if caches is None:
+        caches = _term_caches.setdefault(language, _TermCaches(language))
+    if text.isascii():
+        return caches.ascii.of(text.encode("ascii").translate(_ASCII_FOLD).split())
     folded = fold(text)
-    found = set((_WORD if folded.isascii() else _MARKED_WORD).findall(folded))
-    return set(map(_stemmer(language), found - STOP_WORDS))
+    return caches.other.of((_WORD if folded.isascii() else _MARKED_WORD).findall(folded))
 
 
 def find_word(text: str, wanted: Collection[str], language: str = DEFAULT_LANGUAGE) -> Span:
@@ -286,6 +372,19 @@ def find_word(text: str, wanted: Collection[str], language: str = DEFAULT_LANGUA
         if stemmed(fold(found.group())) in wanted:
             return found.span()
     return None
+
+
+def word_spans(
+    text: str, wanted: Collection[str], language: str = DEFAULT_LANGUAGE
+) -> list[tuple[int, int]]:
+    """Where every word of an unfolded text whose stem is among the `wanted` terms starts
+    and ends (to highlight what a relevance search matched)."""
+    stemmed = _stemmer(language)
+    return [
+        found.span()
+        for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text)
+        if stemmed(fold(found.group())) in wanted
+    ]
 
 
 def language_named(text: str | None) -> str | None:

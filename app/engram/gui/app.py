@@ -8,7 +8,7 @@ import sys
 from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtWidgets import QApplication
 
-from engram.gui.about import app_icon, show_about
+from engram.gui.about import app_icon
 from engram.gui.controller import InspectorController
 from engram.gui.main_window import APP_NAME, MainWindow
 from engram.gui.resources import APP_ID
@@ -40,7 +40,6 @@ def build(actor: str | None = None) -> tuple[QApplication, MainWindow, Inspector
     app.setWindowIcon(app_icon())  # every window and dialog, the About box too
     apply_theme(app)
     window = MainWindow()
-    window.about_action.triggered.connect(lambda: show_about(window))
     settings = QSettings()
     geometry = settings.value("window/geometry")
     if geometry is not None:

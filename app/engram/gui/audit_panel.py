@@ -79,6 +79,8 @@ class AuditPanel(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setAccessibleName("Audit log")
+        self.table.setToolTip("Every change to this person's memory: when, who, what, and why")
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
@@ -91,6 +93,7 @@ class AuditPanel(QWidget):
         self.verify_button = QPushButton("&Verify integrity")
         self.verify_button.setAccessibleName("Verify the store's integrity")
         self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAccessibleName("Stop the integrity check")
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Verify progress")

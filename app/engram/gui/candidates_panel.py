@@ -34,6 +34,7 @@ STATUS_CHOICES = (
     ("All", None),
 )
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 class CandidatesPanel(QWidget):
@@ -66,6 +67,8 @@ class CandidatesPanel(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setAccessibleName("Candidates")
+        self.table.setToolTip("What learning suggested; choose one to see it and decide")
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -75,6 +78,9 @@ class CandidatesPanel(QWidget):
         header.setStretchLastSection(True)
         for column, width in enumerate((84, 44, 96, 130)):
             header.resizeSection(column, width)
+        header.model().setHeaderData(  # a number: right-aligned, like its cells
+            1, Qt.Orientation.Horizontal, RIGHT, Qt.ItemDataRole.TextAlignmentRole
+        )
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         split.addWidget(self.table)
@@ -131,6 +137,8 @@ class CandidatesPanel(QWidget):
             for column, value in enumerate(cells):
                 item = QTableWidgetItem(value)
                 item.setData(ID_ROLE, c["id"])
+                if column == 1:
+                    item.setTextAlignment(RIGHT)
                 self.table.setItem(r, column, item)
         self.summary.setText(f"{pending} waiting for review")
         row = next((i for i, c in enumerate(rows) if c["id"] == keep), 0 if rows else -1)

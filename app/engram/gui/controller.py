@@ -7,11 +7,13 @@ from PySide6.QtCore import QObject, QSettings, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from engram.control.session import PersonSession
+from engram.gui.candidates_panel import COLUMNS as CANDIDATE_COLUMNS
 from engram.gui.controllers.adding import AddingController
 from engram.gui.controllers.audience import AudienceController
 from engram.gui.controllers.audit import AuditController
 from engram.gui.controllers.candidates import CandidatesController
 from engram.gui.controllers.conversations import ConversationsController
+from engram.gui.controllers.help import HelpController
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.notes import NotesController
 from engram.gui.controllers.people import PeopleController
@@ -23,6 +25,7 @@ from engram.gui.dialogs import PromptHost, Prompts
 from engram.gui.idle_lock import DEFAULT_MINUTES, IdleLock
 from engram.gui.main_window import MainWindow
 from engram.gui.tasks import TaskRunner
+from engram.gui.widgets import ColumnChooser
 from engram.store.store import Store
 
 
@@ -80,7 +83,9 @@ class InspectorController(QObject):
         self.person_actions = PersonActionsController(hub)
         self.undo = UndoController(hub, self.notes)
         self.adding = AddingController(hub)
+        self.help = HelpController(hub)
         self._link_panels()
+        self._choose_columns(settings)
         for name, signal in (
             ("unlocked", self.store_lock.unlocked),
             ("locked", self.store_lock.locked),
@@ -121,6 +126,28 @@ class InspectorController(QObject):
     def _show_note(self, note: str) -> None:
         self.w.tabs.setCurrentIndex(0)
         self.notes.select_note(note)
+
+    def _choose_columns(self, settings: QSettings) -> None:
+        """Each table's header shows or hides its columns; the choice is kept."""
+        w = self.w
+        self.column_choosers = [
+            ColumnChooser(
+                w.table.horizontalHeader(),
+                settings,
+                "columns/notes",
+                frozenset({0}),
+                hidden_first=(5, 7, 8),  # valid to, source, corroborators: in the detail
+            ),
+            ColumnChooser(
+                w.candidates.table.horizontalHeader(),
+                settings,
+                "columns/candidates",
+                frozenset({len(CANDIDATE_COLUMNS) - 1}),
+            ),
+            ColumnChooser(
+                w.audit.table.horizontalHeader(), settings, "columns/audit", frozenset({2})
+            ),
+        ]
 
     # ---- what app.py, tests and tools reach for -----------------------------------------
 

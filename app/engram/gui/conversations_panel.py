@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QPoint, Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.gui.highlight import Spans, marked_html, matcher
+from engram.gui.widgets import HTML_ROLE, HtmlDelegate, clear_on_escape, copy_id_menu, describe
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
 
 CONVERSATION_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -44,9 +46,13 @@ class ConversationsPanel(QWidget):
         layout = QVBoxLayout(self)
         split = QSplitter()
         self.list = QListWidget()
-        self.list.setAccessibleName("Conversations")
+        describe(self.list, "Conversations", "The person's conversations (right-click: Copy id)")
+        self.list.setWordWrap(True)
+        copy_id_menu(self.list, lambda p: _role_at(self.list, p, CONVERSATION_ROLE))
         self.transcript = QTextBrowser()
-        self.transcript.setAccessibleName("Transcript")
+        describe(
+            self.transcript, "Transcript", "The conversation's turns; search matches are marked"
+        )
         self.transcript.setOpenLinks(False)
         self.transcript.anchorClicked.connect(self._link)
         right = QWidget()
@@ -55,21 +61,33 @@ class ConversationsPanel(QWidget):
         search = QHBoxLayout()
         self.query = QLineEdit()
         self.query.setPlaceholderText("Find in this conversation…")
-        self.query.setAccessibleName("Find in this conversation")
+        describe(
+            self.query,
+            "Find in this conversation",
+            "Words to find (Enter searches, Esc clears); matches are marked",
+        )
         self.query.setClearButtonEnabled(True)
+        clear_on_escape(self.query, self.clear_search)
         self.mode = QComboBox()
-        self.mode.setAccessibleName("Search mode")
+        describe(
+            self.mode,
+            "Search mode",
+            "Relevance finds words by their stems; Pattern matches a regular expression",
+        )
         self.mode.addItem("Relevance", "relevance")
         self.mode.addItem("Pattern", "pattern")
         self.everywhere = QCheckBox("All conversations")
-        self.everywhere.setAccessibleName("Search all of this person's conversations")
+        describe(self.everywhere, "Search all of this person's conversations")
         search.addWidget(self.query, 1)
         search.addWidget(self.mode)
         search.addWidget(self.everywhere)
         right_layout.addLayout(search)
         self.results = QListWidget()
-        self.results.setAccessibleName("Search results")
-        self.results.setMaximumHeight(120)
+        describe(self.results, "Search results", "Choose a match to show it in the transcript")
+        self.results.setMaximumHeight(140)
+        self.results.setWordWrap(True)
+        self.results.setItemDelegate(HtmlDelegate(self.results))
+        copy_id_menu(self.results, lambda p: _role_at(self.results, p, TURN_ROLE))
         self.results.setVisible(False)
         right_layout.addWidget(self.results)
         right_layout.addWidget(self.transcript, 1)
@@ -79,7 +97,7 @@ class ConversationsPanel(QWidget):
         layout.addWidget(split, 1)
         row = QHBoxLayout()
         self.delete_button = QPushButton("Delete conversation…")
-        self.delete_button.setAccessibleName("Delete the selected conversation")
+        describe(self.delete_button, "Delete the selected conversation")
         self.delete_button.setEnabled(False)
         row.addStretch(1)
         row.addWidget(self.delete_button)
@@ -87,26 +105,39 @@ class ConversationsPanel(QWidget):
         self.list.currentItemChanged.connect(self._changed)
         self.delete_button.clicked.connect(self._delete)
         self.query.returnPressed.connect(self._search)
+        # A search re-runs when what it searches changes: its mode, all or one conversation.
         self.mode.currentIndexChanged.connect(lambda _i: self._search())
+        self.everywhere.toggled.connect(lambda _on: self._search())
         self.results.itemActivated.connect(self._result_chosen)
         self.results.itemClicked.connect(self._result_chosen)
         self.highlight: str | None = None
         self.can_excise = False
+        self.marks: Callable[[str], Spans] = matcher("", "relevance")
         self._entries: Sequence[tuple[LogEntry, str | None]] = ()
+        self._searched_in: str | None = None
 
-    def show_conversations(self, infos: Sequence[ConversationInfo]) -> None:
-        """Fill the list."""
+    def show_conversations(
+        self, infos: Sequence[ConversationInfo], openings: Mapping[str, str] | None = None
+    ) -> None:
+        """Fill the list: each conversation by its date, its people and its first words
+        (the id is in the tooltip and the "Copy id" menu)."""
         self.list.clear()
         self.transcript.clear()
+        openings = openings or {}
         for info in infos:
             flags = " · incognito" if info.incognito else ""
+            words = openings.get(info.id)
+            first = f"“{_clip(words, FIRST_WORDS)}”" if words else "(no words left)"
             label = (
-                f"{info.created_at:%Y-%m-%d %H:%M} · {info.surface.value}{flags}\n"
-                f"{', '.join(info.participants)} · {info.id}"
+                f"{info.created_at:%d %b %Y, %H:%M} · {', '.join(info.participants)}{flags}\n"
+                f"{first}"
             )
             item = QListWidgetItem(label)
             item.setData(CONVERSATION_ROLE, info.id)
-            item.setToolTip("Readers: " + ", ".join(info.participants))
+            item.setToolTip(
+                f"Conversation {info.id} ({info.surface.value})\n"
+                f"Readers: {', '.join(info.participants)}"
+            )
             self.list.addItem(item)
 
     def select(self, conversation: str, turn: str | None = None) -> bool:
@@ -126,34 +157,60 @@ class ConversationsPanel(QWidget):
         item = self.list.currentItem()
         return None if item is None else str(item.data(CONVERSATION_ROLE))
 
-    def show_results(self, answer: dict[str, Any]) -> None:
-        """Show what conversation_find returned (or its error)."""
+    def show_results(self, answer: dict[str, Any], query: str = "", mode: str = "") -> None:
+        """Show what conversation_find returned (or its error): each match by its excerpt,
+        the matched words marked, in the transcript too; turn ids only in tooltips."""
         self.results.clear()
         self.results.setVisible(True)
         if "error" in answer:
             self.results.addItem(answer["error"])
             return
+        self.marks = matcher(query, mode or str(self.mode.currentData()))
+        names = {
+            str(self.list.item(r).data(CONVERSATION_ROLE)): self.list.item(r).text().split("\n")[0]
+            for r in range(self.list.count())
+        }
         for match in answer["matches"]:
             where = match.get("conversation")
-            label = f"{where} · " if where else ""
             ref = match.get("turn_id") or match.get("call_id")  # a turn or a tool result
-            item = QListWidgetItem(f"{label}{ref}  {match['excerpt']}")
+            excerpt = str(match["excerpt"])
+            label = f"{names.get(where, where)} — " if where else ""
+            item = QListWidgetItem(f"{label}{excerpt}")
+            item.setData(
+                HTML_ROLE,
+                (f"<span style='color:gray'>{html.escape(label)}</span>" if label else "")
+                + marked_html(excerpt, self.marks(excerpt)),
+            )
+            kind = "turn" if match.get("turn_id") else "tool result"
+            item.setToolTip(f"{kind} {ref}" + (f" in conversation {where}" if where else ""))
             item.setData(TURN_ROLE, ref)
             item.setData(CONVERSATION_ROLE, where)
             self.results.addItem(item)
         if answer.get("hint"):
             self.results.addItem(answer["hint"])
+        if self._entries:
+            self.show_transcript(self._entries)  # mark the words there too
+
+    def clear_search(self) -> None:
+        """No search: hide the results and the marks."""
+        self.results.clear()
+        self.results.setVisible(False)
+        self.marks = matcher("", "relevance")
+        self._searched_in = None
+        if self._entries:
+            self.show_transcript(self._entries)
 
     def _search(self) -> None:
         conversation = self.current()
         query = self.query.text().strip()
-        if query and self.everywhere.isChecked():
+        if not query:
+            return
+        self._searched_in = "*" if self.everywhere.isChecked() else conversation
+        if self.everywhere.isChecked():
             self.person_search_requested.emit(query, str(self.mode.currentData()))
             return
-        if conversation and query:
-            self.search_requested.emit(
-                conversation, self.query.text().strip(), str(self.mode.currentData())
-            )
+        if conversation:
+            self.search_requested.emit(conversation, query, str(self.mode.currentData()))
 
     def _result_chosen(self, item: QListWidgetItem) -> None:
         turn = item.data(TURN_ROLE)
@@ -200,7 +257,9 @@ class ConversationsPanel(QWidget):
                 body = f"<i>Reason: {e(text or 'not given')}</i>"
             else:
                 head = e(entry.author or entry.kind.value)
-                body = e(text) if text is not None else "<i>[removed]</i>"
+                body = (
+                    marked_html(text, self.marks(text)) if text is not None else "<i>[removed]</i>"
+                )
                 if entry.kind is EntryKind.ASSISTANT and entry.ref:
                     body += (
                         f"<br><a href='{SIGHT_LINK}{e(entry.ref)}' title='The memory block "
@@ -209,7 +268,7 @@ class ConversationsPanel(QWidget):
             parts.append(
                 f"<a name='{e(entry.ref or '')}'></a>"
                 f"<p style='{style}'><b>{head}</b> "
-                f"<span style='color:gray'>{when} · {e(entry.ref or '')}</span><br>{body}</p>"
+                f"<span style='color:gray'>{when}</span><br>{body}</p>"
             )
         self.transcript.setHtml("".join(parts) or "<p>No turns.</p>")
         if self.highlight:
@@ -219,6 +278,8 @@ class ConversationsPanel(QWidget):
         self.delete_button.setEnabled(current is not None)
         if current is not None:
             self.conversation_selected.emit(str(current.data(CONVERSATION_ROLE)))
+            if self._searched_in not in (None, "*") and self.query.text().strip():
+                self._search()  # the search's scope is this conversation: run it here
 
     def _delete(self) -> None:
         conversation = self.current()
@@ -227,8 +288,32 @@ class ConversationsPanel(QWidget):
 
     def clear(self) -> None:
         """Forget what was shown (locking)."""
-        self.results.clear()
-        self.results.setVisible(False)
         self._entries = ()
+        self.clear_search()
         self.list.clear()
         self.transcript.clear()
+
+    def reset_search(self) -> bool:
+        """Empty the query and the results (another person); whether there was one."""
+        had = bool(self.query.text() or self.everywhere.isChecked())
+        for widget in (self.query, self.everywhere):
+            widget.blockSignals(True)
+        self.query.clear()
+        self.everywhere.setChecked(False)
+        for widget in (self.query, self.everywhere):
+            widget.blockSignals(False)
+        self.clear_search()
+        return had
+
+
+FIRST_WORDS = 70
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _role_at(view: QListWidget, point: QPoint, role: int) -> str | None:
+    item = view.itemAt(point)
+    value = item.data(role) if item is not None else None
+    return str(value) if value else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from engram.gui import theme
+from engram.gui.notes_model import day
 from engram.model.scope import Scope
 
 
@@ -47,19 +49,7 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     ]
     closed = detail.get("closed_by")
     if closed:
-        by = closed.get("note")
-        link = f" by <a href='note:{e(by)}'>{e(by)}</a>" if by else ""
-        cause = closed.get("cause") or {}
-        evidence = ""
-        if cause.get("conversation"):
-            evidence = (
-                f" on evidence from <a href='turn:{e(cause['conversation'])}/"
-                f"{e(cause.get('turn') or '')}'>{e(cause['conversation'])}</a>"
-            )
-        parts.append(
-            f"<p><b>Closed</b> ({e(closed['type'])}){link}{evidence}, "
-            f"{_when(closed['at'])}, by {e(closed['actor'])}</p>"
-        )
+        parts.append(f"<p>{closing_sentence(closed)}</p>")
     conf = detail["confidence"]
     corroborators = ", ".join(e(c) for c in conf["corroborators"]) or "none yet"
     parts.append(
@@ -72,7 +62,7 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     if sources:
         rows = "".join(
             f"<li><a href='turn:{e(s['conversation'])}/{e(s['turn'] or '')}'>"
-            f"{e(s['conversation'])}{' · ' + e(s['turn']) if s['turn'] else ''}</a> "
+            f"{'the turn' if s['turn'] else 'the conversation'} of {_day(s['at'])}</a> "
             f"<span style='color:gray'>{_when(s['at'])}</span></li>"
             for s in sources
         )
@@ -83,8 +73,8 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     if len(versions) > 1:
         rows = "".join(
             f"<li>{'<b>' if v['id'] == detail['id'] else ''}"
-            f"<a href='note:{e(v['id'])}'>{e(v['id'])}</a> [{e(v['status'])}] "
-            f"{e(v['text'] or '[removed]')} <span style='color:gray'>"
+            f"<a href='note:{e(v['id'])}'>{e(v['text'] or '[removed]')}</a> "
+            f"[{e(v['status'].replace('_', ' '))}] <span style='color:gray'>"
             f"{_when(v['valid_from'])} → {_when(v['valid_to'])}</span>"
             f"{'</b>' if v['id'] == detail['id'] else ''}</li>"
             for v in versions
@@ -93,9 +83,7 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     usage = detail["usage"]
     if usage:
         rows = "".join(
-            f"<li>{_when(u['at'])} · {e(u['via'])} · rank {u['rank']} · "
-            f"{e(u['conversation'] or '')}</li>"
-            for u in usage[-10:]
+            f"<li>{_when(u['at'])} · {e(u['via'])} · rank {u['rank']}</li>" for u in usage[-10:]
         )
         more = f" (last 10 of {len(usage)})" if len(usage) > 10 else ""
         parts.append(f"<p><b>Used</b> {len(usage)} times{more}</p><ul>{rows}</ul>")
@@ -107,6 +95,49 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     )
     parts.append(f"<p><b>History</b></p><ul>{history}</ul>")
     return "".join(parts)
+
+
+CLOSURES = {
+    "contradicted": "a contradiction",
+    "corrected": "a correction",
+    "deleted": "a deletion",
+    "merged": "a merge",
+    "retired": "retirement",
+    "duplicate_removed": "a duplicate removed",
+    "conversation_deleted": "its conversation deleted",
+    "scope_changed": "a change of scope",
+}
+
+
+def _day(value: str | None) -> str:
+    if not value:
+        return "an unknown day"
+    return day(datetime.fromisoformat(value.replace("Z", "+00:00")))
+
+
+def closing_sentence(closed: dict[str, Any]) -> str:
+    """What closed a note, as a person says it: "Closed by 'Lives in Grenoble.' — a
+    contradiction, 3 Nov" (the closing note's id in a link, the evidence linked)."""
+    e = html.escape
+    what = CLOSURES.get(closed["type"], closed["type"].replace("_", " "))
+    by_note = closed.get("note")
+    words = closed.get("note_text")
+    if by_note:
+        shown = f"‘{e(words)}’" if words else "a later note"
+        by = f"by <a href='note:{e(by_note)}'>{shown}</a> — {e(what)}"
+    else:
+        by = f"— {e(what)}"
+    cause = closed.get("cause") or {}
+    evidence = ""
+    if cause.get("conversation"):
+        evidence = (
+            f" (<a href='turn:{e(cause['conversation'])}/{e(cause.get('turn') or '')}'>"
+            "what was said</a>)"
+        )
+    return (
+        f"<b>Closed</b> {by}, {_day(closed['at'])}{evidence}"
+        f"<br><span style='color:gray'>by {e(closed['actor'])}</span>"
+    )
 
 
 def _past(as_of: str) -> str:

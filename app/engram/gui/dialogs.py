@@ -10,21 +10,27 @@ use one typed confirmation dialog.
 
 from __future__ import annotations
 
+import html
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from PySide6.QtCore import QStandardPaths
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QGuiApplication, QPixmap
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
+    QTableWidget,
+    QTableWidgetItem,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -67,6 +73,8 @@ class PromptHost(Protocol):
     def person_to_add(self) -> str | None: ...
     def note_to_add(self, sources: Sequence[SourceChoice]) -> NoteToAdd | None: ...
     def show_report(self, title: str, text: str) -> None: ...
+    def show_about(self, html: str, icon: QPixmap) -> None: ...
+    def show_shortcuts(self, rows: Sequence[tuple[str, str]]) -> None: ...
     def inform(self, title: str, text: str) -> None: ...
     def error(self, message: str) -> None: ...
     def close_all(self) -> None: ...
@@ -242,6 +250,94 @@ class QuestionDialog(QDialog):
         layout.addWidget(self.buttons)
 
 
+class ReportDialog(QDialog):
+    """A long result in full (an erasure summary, verify problems), with Copy and Save."""
+
+    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setMinimumWidth(DIALOG_WIDTH + 120)
+        layout = QVBoxLayout(self)
+        heading = QLabel(f"<b>{html.escape(title)}</b>")
+        layout.addWidget(heading)
+        self.text = QPlainTextEdit(text)
+        self.text.setReadOnly(True)
+        self.text.setMinimumHeight(260)
+        self.text.setAccessibleName(title)
+        self.text.setToolTip("The whole report; select to copy part of it")
+        layout.addWidget(self.text, 1)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.copy = self.buttons.addButton("&Copy", QDialogButtonBox.ButtonRole.ActionRole)
+        self.save = self.buttons.addButton("&Save…", QDialogButtonBox.ButtonRole.ActionRole)
+        for button, tip in (
+            (self.copy, "Copy the whole report to the clipboard"),
+            (self.save, "Save the report as a text file only you can read"),
+        ):
+            button.setAccessibleName(tip)
+            button.setToolTip(tip)
+        self.copy.clicked.connect(self.copy_all)
+        self.save.clicked.connect(self._save)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.saved: str | None = None
+
+    def copy_all(self) -> None:
+        """Put the whole report on the clipboard."""
+        clipboard = QGuiApplication.clipboard()
+        if clipboard is not None:
+            clipboard.setText(self.text.toPlainText())
+
+    def _save(self) -> None:
+        start = str(Path(documents_folder()) / (self.windowTitle().replace(" ", "-") + ".txt"))
+        dialog = QFileDialog(self, "Save report", start, "Text (*.txt)")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("txt")
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.selectedFiles():
+            self.save_to(dialog.selectedFiles()[0])
+
+    def save_to(self, path: str) -> None:
+        """Write the report, readable by its owner only."""
+        target = Path(path)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(self.text.toPlainText() + "\n")
+        target.chmod(0o600)
+        self.saved = str(target)
+
+
+class ShortcutsDialog(QDialog):
+    """Every keyboard shortcut of the window, read from its actions."""
+
+    def __init__(self, rows: Sequence[tuple[str, str]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        self.setMinimumSize(DIALOG_WIDTH, 420)
+        layout = QVBoxLayout(self)
+        self.table = QTableWidget(len(rows), 2)
+        self.table.setHorizontalHeaderLabels(["Action", "Keys"])
+        self.table.setAccessibleName("Keyboard shortcuts")
+        self.table.setToolTip("Every keyboard shortcut of the inspector")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for row, (what, keys) in enumerate(rows):
+            self.table.setItem(row, 0, QTableWidgetItem(what))
+            self.table.setItem(row, 1, QTableWidgetItem(keys))
+        self.table.resizeColumnToContents(1)
+        layout.addWidget(self.table, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def rows(self) -> list[tuple[str, str]]:
+        """What the table lists."""
+        cells = [
+            (self.table.item(r, 0), self.table.item(r, 1)) for r in range(self.table.rowCount())
+        ]
+        return [(a.text(), b.text()) for a, b in cells if a is not None and b is not None]
+
+
 def documents_folder() -> str:
     """The user's documents folder (where exports are offered first)."""
     return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
@@ -392,13 +488,22 @@ class Prompts:
         return self._ask(dialog, dialog.note)
 
     def show_report(self, title: str, text: str) -> None:
-        """Show a long result (erasure report, verify problems)."""
+        """Show a long result in full (erasure summary, verify problems), with Copy and
+        Save."""
+        self._ask(ReportDialog(title, text, self.parent), lambda: None)
+
+    def show_about(self, html: str, icon: QPixmap) -> None:
+        """Help > About."""
         box = QMessageBox(self.parent)
-        box.setWindowTitle(title)
-        box.setText(title)
-        box.setDetailedText(text)
-        box.setInformativeText(text[:600])
+        box.setWindowTitle("About Engram")
+        box.setText(html)
+        box.setIconPixmap(icon)
+        box.setStandardButtons(QMessageBox.StandardButton.Close)
         self._show(box)
+
+    def show_shortcuts(self, rows: Sequence[tuple[str, str]]) -> None:
+        """Help > Keyboard shortcuts."""
+        self._ask(ShortcutsDialog(rows, self.parent), lambda: None)
 
     def inform(self, title: str, text: str) -> None:
         """Say something worth stopping for (where an unencrypted file went)."""

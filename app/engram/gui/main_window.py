@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QDateTime, Qt, QTimeZone, Signal
+from PySide6.QtCore import QDateTime, QPoint, Qt, QTimeZone, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QDateTimeEdit,
     QFrame,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -32,67 +33,110 @@ from engram.gui.conversations_panel import ConversationsPanel
 from engram.gui.detail_panel import DetailPanel
 from engram.gui.empty_state import EmptyState
 from engram.gui.notes_model import (
+    NOTE_ID_ROLE,
     SCOPE_COLUMN,
     NotesTableModel,
     ScopeBadgeDelegate,
     watch_visible_rows,
 )
-from engram.gui.timeline_view import TimelineView
+from engram.gui.timeline_view import TimelineLegend, TimelineView
 from engram.gui.unlock_page import UnlockPage
+from engram.gui.widgets import (
+    ElidedLabel,
+    clear_on_escape,
+    copy_id_menu,
+    describe,
+    tip_from_name,
+)
 from engram.model.notes import NoteStatus
 from engram.model.scope import Kind, Scope
 
 APP_NAME = "Engram Inspector"
+PERSON_ROLE = Qt.ItemDataRole.UserRole + 3  # the people list's person id
 
 
 class NotesFilterBar(QWidget):
-    """Text, status, scope, kind, and time travel."""
+    """Text, status, scope, kind, and time travel, on two rows so the window stays narrow:
+    the search field takes the first row, the filters the second."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(4)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Find in note text…")
         self.search.setClearButtonEnabled(True)
-        self.search.setAccessibleName("Find in note text")
-        self.search.setMinimumWidth(200)
+        describe(
+            self.search, "Find in note text", "Show only notes containing these words (Esc clears)"
+        )
+        self.search.setMinimumWidth(160)
+        clear_on_escape(self.search)
         self.status = QComboBox()
-        self.status.setAccessibleName("Status filter")
+        describe(self.status, "Status filter", "Show active notes, every interval, or closed ones")
         self.status.addItem("Active", [NoteStatus.ACTIVE.value])
         self.status.addItem("All intervals", None)
         self.status.addItem(
             "Closed only", [s.value for s in NoteStatus if s is not NoteStatus.ACTIVE]
         )
         self.scope = QComboBox()
-        self.scope.setAccessibleName("Scope filter")
+        describe(self.scope, "Scope filter", "Show only notes of one scope")
         self.scope.addItem("Any scope", None)
         for scope in Scope:
             self.scope.addItem(scope.value, [scope.value])
         self.kind = QComboBox()
-        self.kind.setAccessibleName("Kind filter")
+        describe(self.kind, "Kind filter", "Show only notes of one kind")
         self.kind.addItem("Any kind", None)
         for kind in Kind:
             self.kind.addItem(kind.value.replace("_", " "), [kind.value])
+        for combo in (self.status, self.scope, self.kind):
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(7)
         self.time_travel = QCheckBox("As of")
-        self.time_travel.setAccessibleName("Time travel: show the notes as of a moment")
+        describe(
+            self.time_travel,
+            "Time travel: show the notes as of a moment",
+            "Show the notes as they stood at a moment in the past (Ctrl+T)",
+        )
         self.moment = QDateTimeEdit(QDateTime.currentDateTimeUtc())
         self.moment.setCalendarPopup(True)
         self.moment.setDisplayFormat("yyyy-MM-dd HH:mm")
         self.moment.setTimeZone(QTimeZone.utc())
-        self.moment.setAccessibleName("The moment to see the notes as of (UTC)")
+        describe(self.moment, "The moment to see the notes as of (UTC)")
         self.moment.setEnabled(False)
         self.count = QLabel("")
-        for widget, stretch in (
-            (self.search, 3),
-            (self.status, 0),
-            (self.scope, 0),
-            (self.kind, 0),
-            (self.time_travel, 0),
-            (self.moment, 0),
-            (self.count, 0),
-        ):
-            layout.addWidget(widget, stretch)
+        self.count.setAccessibleName("How many notes are listed")
+        self.count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        rows.addWidget(self.search)
+        filters = QHBoxLayout()
+        filters.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.status, self.scope, self.kind, self.time_travel, self.moment):
+            filters.addWidget(widget)
+        filters.addWidget(self.count, 1)
+        rows.addLayout(filters)
+
+    def reset(self) -> bool:
+        """Back to every active note, no search, no time travel (another person). Whether
+        anything was set."""
+        was_set = bool(
+            self.search.text()
+            or self.status.currentIndex()
+            or self.scope.currentIndex()
+            or self.kind.currentIndex()
+            or self.time_travel.isChecked()
+        )
+        for widget in (self.search, self.status, self.scope, self.kind, self.time_travel):
+            widget.blockSignals(True)
+        self.search.clear()
+        for combo in (self.status, self.scope, self.kind):
+            combo.setCurrentIndex(0)
+        self.time_travel.setChecked(False)
+        self.moment.setEnabled(False)
+        for widget in (self.search, self.status, self.scope, self.kind, self.time_travel):
+            widget.blockSignals(False)
+        return was_set
 
 
 class TimeTravelBanner(QFrame):
@@ -111,7 +155,7 @@ class TimeTravelBanner(QFrame):
         self.label.setWordWrap(True)  # never widens the window
         self.label.setAccessibleName("Time travel")
         self.now_button = QPushButton("Return to &now")
-        self.now_button.setAccessibleName("Leave time travel and show the notes as they are now")
+        describe(self.now_button, "Leave time travel and show the notes as they are now")
         layout.addWidget(self.label, 1)
         layout.addWidget(self.now_button)
         self.setVisible(False)
@@ -146,6 +190,7 @@ class MainWindow(QMainWindow):
         self._build_status()
         for action in self.targeted_actions():
             action.setEnabled(False)
+        tip_from_name(self)
 
     def _build_inspector(self) -> None:
         layout = QVBoxLayout(self.inspector)
@@ -156,7 +201,10 @@ class MainWindow(QMainWindow):
         people_layout.setContentsMargins(0, 0, 0, 0)
         people_layout.addWidget(QLabel("<b>People</b>"))
         self.people = QListWidget()
-        self.people.setAccessibleName("People in this store")
+        describe(self.people, "People in this store", "Whose memory to show (right-click: Copy id)")
+        copy_id_menu(self.people, self._person_id_at)
+        self.people.setWordWrap(True)  # long names wrap; never a sideways scroll bar
+        self.people.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         people_layout.addWidget(self.people)
         split.addWidget(people)
 
@@ -170,7 +218,12 @@ class MainWindow(QMainWindow):
         self.notes_model = NotesTableModel()
         self.table = QTableView()
         self.table.setModel(self.notes_model)
-        self.table.setAccessibleName("Notes")
+        describe(
+            self.table,
+            "Notes",
+            "The person's notes; right-click a row to copy its id, the header to choose columns",
+        )
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
@@ -180,23 +233,32 @@ class MainWindow(QMainWindow):
         self.table.setItemDelegateForColumn(SCOPE_COLUMN, ScopeBadgeDelegate(self.table))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         watch_visible_rows(self.table, self.notes_model)
+        copy_id_menu(self.table, self._note_id_at)
         header = self.table.horizontalHeader()
         header.setSectionsClickable(True)
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        header.setStretchLastSection(True)
-        widths = (270, 90, 104, 84, 122, 122, 96, 200, 100)
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(40)
+        widths = (270, 74, 84, 82, 118, 118, 64, 150, 60)
         for column, width in enumerate(widths):
             header.resizeSection(column, width)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the spare width
         notes_layout.addWidget(self.table, 1)
         self.empty_state = EmptyState()
         notes_layout.addWidget(self.empty_state, 1)
         self.tabs.addTab(notes_tab, "&Notes")
 
         self.timeline = TimelineView()
-        self.timeline_tab = QScrollArea()
-        self.timeline_tab.setWidgetResizable(True)
-        self.timeline_tab.setWidget(self.timeline)
+        self.timeline_scroll = QScrollArea()
+        self.timeline_scroll.setWidgetResizable(True)
+        self.timeline_scroll.setWidget(self.timeline)
+        self.timeline_tab = QWidget()
+        timeline_layout = QVBoxLayout(self.timeline_tab)
+        timeline_layout.setContentsMargins(0, 0, 0, 0)
+        self.timeline_legend = TimelineLegend()
+        timeline_layout.addWidget(self.timeline_legend)
+        timeline_layout.addWidget(self.timeline_scroll, 1)
         self.tabs.addTab(self.timeline_tab, "&Timeline")
         self.conversations = ConversationsPanel()
         self.tabs.addTab(self.conversations, "&Conversations")
@@ -207,15 +269,44 @@ class MainWindow(QMainWindow):
         self.audit = AuditPanel()
         self.tabs.addTab(self.audit, "Au&dit")
         split.addWidget(self.tabs)
+        tips = (
+            "The person's notes, with filters and time travel",
+            "When each note held, as bars over time",
+            "The person's conversations and their transcripts",
+            "What learning suggested, waiting for a decision",
+            "What the agent would see for a given audience",
+            "Every change, who made it, and the integrity check",
+        )
+        for index, tip in enumerate(tips):
+            self.tabs.setTabToolTip(index, f"{tip} (Ctrl+{index + 1})")
+        describe(self.tabs.tabBar(), "Views", "Choose a view (Ctrl+1 … Ctrl+6)")
 
         self.detail = DetailPanel()
         split.addWidget(self.detail)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 3)
         split.setStretchFactor(2, 2)
-        split.setSizes([200, 700, 380])
+        split.setSizes([136, 794, 350])  # the notes get the width; the detail what it needs
         self.splitter = split
         layout.addWidget(split)
+        self.tabs.currentChanged.connect(self._collapse_detail)
+
+    def _note_id_at(self, point: QPoint) -> str | None:
+        index = self.table.indexAt(point)
+        if not index.isValid():
+            return None
+        found = self.notes_model.index(index.row(), 0).data(NOTE_ID_ROLE)
+        return str(found) if found else None
+
+    def _person_id_at(self, point: QPoint) -> str | None:
+        item = self.people.itemAt(point)
+        found = item.data(PERSON_ROLE) if item is not None else None
+        return str(found) if found else None
+
+    def _collapse_detail(self, index: int) -> None:
+        """The note detail shows beside the notes and the timeline; other tabs have no note
+        to show, and get its width."""
+        self.detail.setVisible(self.tabs.widget(index) in (self.tabs.widget(0), self.timeline_tab))
 
     def _action(self, text: str, shortcut: str | QKeySequence.StandardKey | None) -> QAction:
         action = QAction(text, self)
@@ -246,6 +337,7 @@ class MainWindow(QMainWindow):
         self.time_travel_action = self._action("&Time travel", "Ctrl+T")
         self.refresh_action = self._action("&Refresh", QKeySequence.StandardKey.Refresh)
         self.about_action = self._action("&About Engram", None)
+        self.shortcuts_action = self._action("&Keyboard shortcuts", "F1")
         menus = (
             (
                 "&File",
@@ -283,7 +375,7 @@ class MainWindow(QMainWindow):
                 ],
             ),
             ("&View", [self.find_action, self.time_travel_action, self.refresh_action]),
-            ("&Help", [self.about_action]),
+            ("&Help", [self.shortcuts_action, self.about_action]),
         )
         for title, actions in menus:
             menu = self.menuBar().addMenu(title)
@@ -294,20 +386,33 @@ class MainWindow(QMainWindow):
                     menu.addAction(action)
         self.tab_actions = []
         for index in range(self.tabs.count()):
-            action = self._action(f"Show tab {index + 1}", f"Ctrl+{index + 1}")
+            name = self.tabs.tabText(index).replace("&", "")
+            action = self._action(f"Show the {name} tab", f"Ctrl+{index + 1}")
             action.triggered.connect(lambda _c=False, i=index: self.tabs.setCurrentIndex(i))
             self.tab_actions.append(action)
 
     def _build_status(self) -> None:
         bar = self.statusBar()
-        self.store_label = QLabel("")
+        self.store_label = ElidedLabel("")  # a long path never widens the window
+        self.store_label.setAccessibleName("Open store")
         self.actor_label = QLabel("")
         self.actor_label.setAccessibleName("Acting as")
         self.integrity_label = QLabel("")
         self.integrity_label.setAccessibleName("Integrity")
         self.busy_label = QLabel("")
+        self.busy_label.setAccessibleName("Background work")
         for label in (self.store_label, self.actor_label, self.integrity_label, self.busy_label):
             bar.addPermanentWidget(label)
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """Every action of the window that has a shortcut, as (what it does, the keys) in
+        menu order — read from the actions themselves, so the list cannot drift."""
+        rows = []
+        for action in self.actions():
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            if keys:
+                rows.append((action.text().replace("&", "").rstrip("…"), keys))
+        return rows
 
     def targeted_actions(self) -> tuple[QAction, ...]:
         """The actions that act on something chosen; disabled while there is nothing."""

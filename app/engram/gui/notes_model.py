@@ -9,6 +9,7 @@ so painting never calls Python per cell.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Protocol
 
 from PySide6.QtCore import (
@@ -46,6 +47,9 @@ COLUMNS = (
 SORT_KEYS = {1: "kind", 2: "scope", 3: "confidence", 4: "valid_from", 5: "valid_to", 6: "status"}
 NOTE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SCOPE_COLUMN = 2
+NUMBER_COLUMNS = frozenset({3, 8})  # confidence, corroborators: right-aligned
+SOURCE_COLUMN = 7
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 Index = QModelIndex | QPersistentModelIndex
 Page = tuple[list[Note], dict[NoteId, str | None]]
@@ -109,6 +113,13 @@ class ListSource:
         return notes, texts
 
 
+def day(moment: datetime) -> str:
+    """A date as people say it: "3 Nov" (with the year when it is not this one)."""
+    if moment.year == datetime.now(UTC).year:
+        return f"{moment.day} {moment:%b}"
+    return f"{moment.day} {moment:%b %Y}"
+
+
 def _cell(note: Note, key: str, text: str | None) -> str:
     if key == "text":
         return text if text is not None else "[removed with its conversation]"
@@ -122,7 +133,8 @@ def _cell(note: Note, key: str, text: str | None) -> str:
         first = note.sources[0] if note.sources else None
         if first is None:
             return "the person"
-        return f"{first.conversation} · {first.turn}" if first.turn else first.conversation
+        more = f" (+{len(note.sources) - 1})" if len(note.sources) > 1 else ""
+        return f"a conversation, {day(first.at)}{more}"
     if key == "corroborators":
         return str(len(note.corroborators)) if note.corroborators else ""
     value = getattr(note, key)
@@ -139,6 +151,8 @@ class NotesTableModel(QStandardItemModel):
     def __init__(self, session: PersonSession | None = None) -> None:
         super().__init__(0, len(COLUMNS))
         self.setHorizontalHeaderLabels([label for _, label in COLUMNS])
+        for column in NUMBER_COLUMNS:
+            self.horizontalHeaderItem(column).setTextAlignment(RIGHT)
         self.session = session
         self._source: NotesSource = ListSource([])
         self.loader: Callable[[Callable[[], Page], Callable[[Page], None]], None] | None = None
@@ -225,10 +239,20 @@ class NotesTableModel(QStandardItemModel):
                 if dim:
                     item.setForeground(closed)
                 if column == 0:
-                    item.setToolTip(text or "")
+                    item.setToolTip(f"{text or ''}\n\nid {note.id}")
                     item.setData(note.id, NOTE_ID_ROLE)
                 elif column == SCOPE_COLUMN:
                     item.setToolTip(theme.SCOPE_MEANING[note.scope])
+                elif column in NUMBER_COLUMNS:
+                    item.setTextAlignment(RIGHT)
+                elif column == SOURCE_COLUMN and note.sources:
+                    item.setToolTip(
+                        "\n".join(
+                            f"conversation {s.conversation}"
+                            + (f", turn {s.turn}" if s.turn else "")
+                            for s in note.sources
+                        )
+                    )
                 self.setItem(row, column, item)
         self.blockSignals(blocked)
         if notes and not blocked:

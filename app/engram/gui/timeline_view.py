@@ -6,12 +6,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QHelpEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QPen,
+)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QWidget
 
 from engram.gui import theme
+from engram.model.clock import iso
 from engram.model.notes import Note
+from engram.model.scope import Scope
 
 ROW = 22
 LABEL = 260
@@ -28,13 +39,16 @@ class TimelineRow:
 
 
 class TimelineView(QWidget):
-    """Paints one row per note; clicking a bar selects the note."""
+    """Paints one row per note; clicking a bar selects the note, and so do the arrow keys
+    once the timeline has the focus. Hovering a bar says which note it is and when it held."""
 
     note_clicked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAccessibleName("Timeline of validity intervals")
+        self.setToolTip("Each bar is a note's validity; ↑ ↓ choose a note, Home and End jump")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
         self._rows: list[TimelineRow] = []
         self._now = datetime.now(UTC)
@@ -139,13 +153,91 @@ class TimelineView(QWidget):
         now_x = self._x(self._now)
         painter.drawLine(QPointF(now_x, AXIS - 4), QPointF(now_x, self.height()))
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        point = event.position()
-        for index, row in enumerate(self._rows):
+    def row_at(self, point: QPointF | QPoint) -> int | None:
+        """The row under a point (its bar, or its band across the view)."""
+        point = QPointF(point)
+        for index in range(len(self._rows)):
             rect = self.bar_rect(index)
             band = QRectF(0, rect.top() - 4, self.width(), ROW)
             if rect.adjusted(-3, -3, 3, 3).contains(point) or band.contains(point):
-                self.select(row.note.id)
-                self.note_clicked.emit(row.note.id)
-                return
+                return index
+        return None
+
+    def tooltip_for(self, index: int) -> str:
+        """What hovering row `index` says: the note, its scope and when it held."""
+        note = self._rows[index].note
+        start = (iso(note.valid_from) or "")[:16].replace("T", " ")
+        end = (iso(note.valid_to) or "now")[:16].replace("T", " ")
+        return (
+            f"{self._rows[index].label}\n{note.scope.value} · {note.status.value.replace('_', ' ')}"
+            f" · {start} → {end}"
+        )
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            index = self.row_at(event.pos())
+            if index is None:
+                QToolTip.showText(event.globalPos(), self.toolTip(), self)
+            else:
+                QToolTip.showText(event.globalPos(), self.tooltip_for(index), self)
+            return True
+        return super().event(event)
+
+    def _choose(self, index: int) -> None:
+        note = self._rows[index].note
+        self.select(note.id)
+        self.note_clicked.emit(note.id)
+        top = int(self.bar_rect(index).top())
+        parent = self.parentWidget()
+        scroller = parent.parentWidget() if parent is not None else None
+        ensure = getattr(scroller, "ensureVisible", None)
+        if ensure is not None:
+            ensure(0, top, 0, ROW)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not self._rows:
+            super().keyPressEvent(event)
+            return
+        ids: list[str] = [r.note.id for r in self._rows]
+        current = ids.index(self._selected) if self._selected in ids else -1
+        moves = {
+            Qt.Key.Key_Down: current + 1,
+            Qt.Key.Key_Up: max(0, current - 1),
+            Qt.Key.Key_Home: 0,
+            Qt.Key.Key_End: len(ids) - 1,
+            Qt.Key.Key_PageDown: current + 10,
+            Qt.Key.Key_PageUp: max(0, current - 10),
+        }
+        target = moves.get(Qt.Key(event.key()))
+        if target is None:
+            super().keyPressEvent(event)
+            return
+        self._choose(min(max(0, target), len(ids) - 1))
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        index = self.row_at(event.position())
+        if index is not None:
+            self.setFocus(Qt.FocusReason.MouseFocusReason)
+            self._choose(index)
+            return
         super().mousePressEvent(event)
+
+
+class TimelineLegend(QWidget):
+    """What the timeline's colours and marks mean."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Timeline legend")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        for scope in Scope:
+            color = theme.scope_color(scope).name()
+            swatch = QLabel(
+                f"<span style='background:{color}'>&nbsp;&nbsp;&nbsp;&nbsp;</span> {scope.value}"
+            )
+            swatch.setToolTip(theme.SCOPE_MEANING[scope])
+            layout.addWidget(swatch)
+        closed = QLabel("▌ a hard stop: the note closed · faded: no longer held · dashed: now")
+        closed.setWordWrap(True)
+        layout.addWidget(closed, 1)

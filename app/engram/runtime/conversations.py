@@ -115,6 +115,26 @@ def conversations_of(store: Store, person: PersonId) -> list[ConversationInfo]:
         return conversation_log.for_person(conn, person)
 
 
+def opening_words(store: Store, conversations: Sequence[ConversationId]) -> dict[str, str]:
+    """The first words of each conversation (its first turn that still has text), to show
+    a conversation by what it was about rather than by its id."""
+    found: dict[str, str] = {}
+    with store.read() as conn:
+        for conversation in conversations:
+            turns = [
+                e
+                for e in conversation_log.entries(conn, conversation)
+                if e.kind in (EntryKind.USER, EntryKind.ASSISTANT)
+            ][:3]
+            texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in turns])
+            for entry in turns:
+                text = texts.get(entry.seq)
+                if text:
+                    found[conversation] = " ".join(text.split())
+                    break
+    return found
+
+
 def audience_of(info: ConversationInfo, subject: PersonId) -> Audience:
     """Who reads this conversation, relative to the subject (S3)."""
     return audience_for(subject, info.participants, info.surface.value)

@@ -75,17 +75,22 @@ class ConversationsController(PanelController):
 
         shown = self.w.conversations.current()
 
-        def done(infos: Any) -> None:
-            self.w.conversations.show_conversations(infos)
+        def work(_: TaskContext) -> tuple[list[Any], dict[str, str]]:
+            infos = runtime_conversations.conversations_of(session.store, session.person)
+            openings = runtime_conversations.opening_words(
+                session.store, [info.id for info in infos]
+            )
+            return infos, openings
+
+        def done(result: tuple[list[Any], dict[str, str]]) -> None:
+            self.w.conversations.show_conversations(*result)
             pending, self._pending_turn = self._pending_turn, None
             if pending is not None:
                 self._select_turn(*pending)
             elif shown is not None:
                 self.w.conversations.select(shown)  # still there after a change? keep it
 
-        self.hub.run(
-            lambda _: runtime_conversations.conversations_of(session.store, session.person), done
-        )
+        self.hub.run(work, done)
 
     def show_transcript(self, conversation: str) -> None:
         """Load one conversation's turns."""
@@ -148,7 +153,7 @@ class ConversationsController(PanelController):
         args = {"query": query, "mode": mode, "limit": SEARCH_LIMIT}
 
         def done(answer: dict[str, Any]) -> None:
-            self.w.conversations.show_results(answer)
+            self.w.conversations.show_results(answer, query, mode)
             self.searched.emit(conversation)
 
         self.hub.run(
@@ -187,7 +192,7 @@ class ConversationsController(PanelController):
         def done(result: tuple[PersonIndex, dict[str, Any]]) -> None:
             # Kept only if it arrives before a lock: the hub drops it otherwise.
             self._person_index, answer = result
-            self.w.conversations.show_results(answer)
+            self.w.conversations.show_results(answer, query, mode)
             found = len(answer.get("matches", []))
             self.hub.status(  # replaces "Indexing … 7 of 7": the work is over
                 f"Searched all of {session.person}'s conversations: "
@@ -263,7 +268,8 @@ def cascade_html(preview: conversation_control.ConversationDeletion) -> str:
     def items(views: list[Any]) -> str:
         return (
             "".join(
-                f"<li>{e(v.text or '[removed]')} <i>({e(v.note.id)})</i>: {e(v.reason)}</li>"
+                f"<li><b>“{e(v.text or '[text already removed]')}”</b><br>"
+                f"<span style='color:gray'>{e(v.reason[:1].upper() + v.reason[1:])}.</span></li>"
                 for v in views
             )
             or "<li><i>none</i></li>"
@@ -275,8 +281,8 @@ def cascade_html(preview: conversation_control.ConversationDeletion) -> str:
         else ""
     )
     return (
-        f"<p>Deleting conversation <b>{e(preview.conversation)}</b> removes its transcript "
-        "and key for everyone in it.</p>"
+        f"<p>Deleting this conversation removes its transcript and key for everyone in it "
+        f"<span style='color:gray'>({e(preview.conversation)})</span>.</p>"
         f"<p><b>These notes close:</b></p><ul>{items(preview.cascade.closes)}</ul>"
         f"<p><b>These notes survive:</b></p><ul>{items(preview.cascade.survives)}</ul>"
         + (

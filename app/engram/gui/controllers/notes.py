@@ -34,6 +34,7 @@ class NotesController(PanelController):
         w = self.w
         self.selected: str | None = None
         self.detail: dict[str, Any] | None = None
+        self._person: str | None = None  # whose filters are set
         self._notes_task: Task | None = None
         self._sort: tuple[str, bool] = ("rank", False)
         self._search_timer = QTimer(self)
@@ -77,12 +78,28 @@ class NotesController(PanelController):
         self._notes_task = None
         self.selected = None
         self.detail = None
+        self._reset_filters()
         if self.hub.session is None:
             self.w.notes_model.clear_rows()
         # else another person: their listing replaces the rows in a moment, and emptying
         # the table first would cost a second reset and repaint while they wait.
         self.w.detail.show_detail(None)
         self._update_actions()
+
+    def _reset_filters(self) -> None:
+        """Another person starts with every active note, no search and the present; the
+        status bar says so when something was set."""
+        session = self.hub.session
+        person = session.person if session is not None else None
+        if person == self._person:
+            return
+        self._person = person
+        self._search_timer.stop()
+        searching = self.w.filters.reset()
+        searching = self.w.conversations.reset_search() or searching
+        self.w.time_travel_banner.show_moment(None)
+        if searching and person is not None:
+            self.hub.status(f"Showing {person}: filters and searches were reset.", 8000)
 
     def refresh(self) -> None:
         self.refresh_notes()
@@ -235,11 +252,16 @@ class NotesController(PanelController):
 
         def work(_: TaskContext) -> dict[str, Any] | None:
             try:
-                return memory_control.show_note(session, note_id, as_of=moment)
+                detail = memory_control.show_note(session, note_id, as_of=moment)
             except NotFound:
                 if moment is None:
                     raise
                 return None  # it did not exist yet then
+            closed = detail.get("closed_by") or {}
+            if closed.get("note"):  # say what closed it by its words, not its id
+                notes = memory_control.notes_by_ids(session, [closed["note"]])
+                closed["note_text"] = memory_control.texts_of(session, notes).get(closed["note"])
+            return detail
 
         def done(detail: dict[str, Any] | None) -> None:
             self.detail = detail

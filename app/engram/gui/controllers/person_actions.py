@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from engram.control import erase, forensics
 from engram.engine.rule_extractor import RuleExtractor
 from engram.gui import access_report
 from engram.gui.controllers.hub import Hub
+from engram.gui.summaries import erasure_summary
 from engram.gui.tasks import Task
 from engram.runtime import extraction
 
@@ -158,7 +158,7 @@ class PersonActionsController(QObject):
             self.hub.set_session(None)  # nobody is on screen any more
             self.hub.status(f"{person} was erased.", 10_000)
             self.hub.changed.emit(f"{person} erased")
-            self.hub.prompts.show_report(f"{person} was erased", json.dumps(report, indent=2))
+            self.hub.prompts.show_report(f"{person} was erased", erasure_summary(report))
 
         self.hub.run(lambda _: erase.erase_person(session, typed), done)
 

@@ -1,0 +1,31 @@
+"""The Help menu: About (version, the open store, licences) and the keyboard shortcuts,
+listed from the window's own actions so the list cannot drift from what the keys do."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+
+from engram.gui.about import about_icon, about_text
+from engram.gui.controllers.hub import Hub
+from engram.store.location import describe
+
+
+class HelpController(QObject):
+    """Opens the Help dialogs through the dialog host (a lock closes them)."""
+
+    def __init__(self, hub: Hub) -> None:
+        super().__init__(hub)
+        self.hub = hub
+        hub.w.about_action.triggered.connect(self.about)
+        hub.w.shortcuts_action.triggered.connect(self.shortcuts)
+
+    def about(self) -> None:
+        """Help > About: the version, the store that is open, the licences."""
+        store = self.hub.store
+        self.hub.prompts.show_about(
+            about_text(describe(store.url) if store else None), about_icon()
+        )
+
+    def shortcuts(self) -> None:
+        """Help > Keyboard shortcuts."""
+        self.hub.prompts.show_shortcuts(self.hub.w.shortcut_rows())
