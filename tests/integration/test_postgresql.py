@@ -107,3 +107,41 @@ def test_issue9_item2_the_ledger_catches_a_reinstated_key_on_postgresql(
         assert any(p.startswith(f"api_keys row '{key_id}'") for p in verify(store).problems)
     finally:
         store.close()
+
+
+def test_issue9_item5_C3_an_erased_administrator_is_renamed_on_postgresql(
+    postgres_url: str,
+) -> None:
+    """The erase renames the person in the admin tables on PostgreSQL too: no text cell of
+    any table holds their id afterwards, and the ledger still matches every row."""
+    from sqlalchemy import String, Text, select
+
+    from engram.control.persons import ensure_person
+    from engram.runtime import agents, api_keys
+    from engram.store import pseudonyms, schema
+
+    store = Store.create(postgres_url, passphrase=PASSPHRASE)
+    try:
+        person = "zq7-erased-admin"
+        agents.set_agent(store, "coach", {"memory": {"learning": {"mode": "suggest"}}}, person)
+        agents.set_agent(store, "coach", {"memory": {"learning": {"mode": "off"}}}, person)
+        _, key = api_keys.create_key(store, "ci", person)
+        ensure_person(store, person)
+        notes.add_note(PersonSession.open(store, person), "likes tea", Kind.FACT, Scope.DIRECT)
+        report = erase_person(PersonSession.open(store, person), person)
+        assert report["pseudonymized_rows"] == 4
+        check = verify(store)
+        assert check.ok, check.problems
+        record = api_keys.check_key(store, key)
+        assert record is not None and record.created_by == pseudonyms.pseudonym(store, person)
+        with store.read() as conn:
+            holding = [
+                f"{table.name}.{column.name}"
+                for table in schema.metadata.tables.values()
+                for column in table.columns
+                if isinstance(column.type, String | Text)
+                and conn.execute(select(column).where(column.contains(person)).limit(1)).first()
+            ]
+        assert holding == []
+    finally:
+        store.close()

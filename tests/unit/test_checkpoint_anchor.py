@@ -132,6 +132,7 @@ def test_issue9_item7_reanchor_refuses_a_store_whose_chains_do_not_verify(
     refused = cli("checkpoint", "reanchor")
     assert refused.code != 0 and "do not verify" in refused.err
     assert len(refused.err.strip().splitlines()) == 1
+    assert refused.err.strip().endswith("instead.") and ". N" not in refused.err  # one sentence
     assert not store.checkpoint.path.exists()  # nothing was changed
 
 

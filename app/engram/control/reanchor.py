@@ -28,8 +28,8 @@ def reanchor(store: Store, actor: str) -> dict[str, Any]:
     checked = verify(store, against_checkpoint=False)
     if not checked.ok:
         raise NotAllowed(
-            f"The store's own chains do not verify ({checked.problems[0]}), so it cannot be "
-            "re-anchored; restore it from a backup instead. Nothing was changed."
+            f"The store's own chains do not verify ({checked.problems[0]}), so it was not "
+            "re-anchored and nothing was changed; restore it from a backup instead."
         )
     before = status(store)
     previous: set[str] = set()

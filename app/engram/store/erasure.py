@@ -23,6 +23,7 @@ from engram.model.ids import ConversationId, PersonId
 from engram.model.progress import Progress
 from engram.store import chain, crypto, projection, pseudonyms, schema
 from engram.store.dialect import lock_chain, sqlite_path
+from engram.store.erasure_admin import pseudonymize_admin
 from engram.store.store import Store, WriteTxn, conversation_key_ref, person_key_ref
 
 SCAN_WINDOW = 24  # bytes of each ciphertext looked for; random bytes never collide by chance
@@ -260,9 +261,10 @@ def excise_author(
 
 def pseudonymize(store: Store, txn: WriteTxn, person: PersonId) -> dict[str, int]:
     """Replace an erased person's id with their pseudonym wherever a row must remain: as the
-    actor in others' journals and in erasure records, as an author in conversation logs.
-    Chained headers commit to the pseudonym, so each chain still verifies; rows written
-    before pseudonyms committed to the clear id and keep it (counted, never hidden)."""
+    actor in others' journals and in erasure records, as an author in conversation logs,
+    and in the admin tables the ledger covers (`erasure_admin`). Chained headers commit to
+    the pseudonym, so each chain still verifies; rows written before pseudonyms committed
+    to the clear id and keep it (counted, never hidden)."""
     conn = txn.conn
     alias = pseudonyms.pseudonym(store, person)
     J, L, E = schema.journal, schema.conversation_log, schema.erasures
@@ -288,26 +290,27 @@ def pseudonymize(store: Store, txn: WriteTxn, person: PersonId) -> dict[str, int
                 touched.add(PersonId(r.person))
     for other in sorted(touched - {person}):
         _refold(conn, other)  # their notes' histories name the actor too
+    counts["renamed"] += pseudonymize_admin(store, txn, person)
     return counts
 
 
 def unexplained_pseudonyms(conn: Connection) -> list[str]:
-    """Verify: a pseudonym in an actor or author column must be the alias of someone an
-    erasure record erased; anywhere else it would hide who did something."""
-    J, L, E = schema.journal, schema.conversation_log, schema.erasures
+    """Verify: a pseudonym in an actor or author column (`schema.ACTOR_COLUMNS`) must be the
+    alias of someone an erasure record erased; anywhere else it would hide who did something."""
     aliases = set()
-    for body in conn.execute(select(E.c.body)).scalars():
+    for body in conn.execute(select(schema.erasures.c.body)).scalars():
         try:
             aliases.add(json.loads(body).get("alias"))
         except (ValueError, AttributeError):
             continue  # a damaged record: the chain walk reports it
     problems = []
-    for table, column in ((J, J.c.actor), (L, L.c.author), (E, E.c.actor)):
+    for column in schema.ACTOR_COLUMNS:
         used = conn.execute(
             select(column).where(column.startswith(pseudonyms.PREFIX)).distinct()
         ).scalars()
         problems += [
-            f"{table.name}: a row names {name}, but no erasure record erased anyone by that name"
+            f"{column.table.name}: a row names {name}, but no erasure record erased anyone by "
+            "that name"
             for name in sorted(set(used) - aliases)
         ]
     return problems

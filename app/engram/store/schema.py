@@ -39,6 +39,7 @@ in clear.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -356,6 +357,22 @@ ledger = Table(
     Column("prev_hash", LargeBinary, nullable=False),
     Column("entry_hash", LargeBinary, nullable=False),
     Column("signature", LargeBinary, nullable=False),
+)
+
+# Clear columns that can name a person as the one who did something (an actor or author).
+# A person can be one (acting on their own memory, or given as `--actor`), so erasing them
+# renames their id to their keyed pseudonym in each — chained rows in `store/erasure.py`,
+# ledger rows in `store/erasure_admin.py` — and verify reports a pseudonym in any of them
+# that no erasure record explains. No other clear column holds an actor: a candidate's
+# review is a journal event (its actor is `journal.actor`), usage, store info and pending
+# erasures name no one, and a person's own rows (`person` columns) go with them.
+ACTOR_COLUMNS: tuple[Column[Any], ...] = (
+    journal.c.actor,
+    conversation_log.c.author,
+    erasures.c.actor,
+    agents.c.updated_by,
+    agent_config_history.c.actor,
+    api_keys.c.created_by,
 )
 
 
