@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Smoke-test a built bundle: --version, `demo` into a temporary store, the inspector offscreen
-# for a few seconds on that store, then `verify`. Touches nothing outside a temporary folder.
+# for a few seconds on that store, history search (stemmer, RE2), an MCP handshake, the HTTP
+# API's health, then `verify`. Touches nothing outside a temporary folder.
 #   smoke_bundle.sh dist/engram/engram
 set -euo pipefail
 exe="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -37,6 +38,46 @@ fi
 grep -qsF "$store" "$XDG_CONFIG_HOME"/Engram/*.conf \
   || { cat "$scratch/desk.out" >&2; fail "desk ran but never unlocked the store"; }
 echo "ok  desk: the inspector unlocked the store and ran offscreen for 6 s"
+
+# History search: Snowball words (PyStemmer) and a pattern (RE2) in the demo's move.
+moved=""
+for c in $("${engram[@]}" conversations list --person maya --json | grep -o '"c_[0-9a-f]*"' | tr -d '"'); do
+  if "${engram[@]}" --actor maya conversation find "$c" mountain | grep -q "closer to the mountains"; then
+    moved="$c"
+  fi
+done
+[ -n "$moved" ] || fail "conversation find: 'mountain' did not find 'mountains' (the stemmer)"
+"${engram[@]}" --actor maya conversation find "$moved" '(?i)grenob\w+' --mode pattern \
+  | grep -q "Grenoble" || fail "conversation find --mode pattern (RE2) found nothing"
+echo "ok  conversation find: words by their stems, patterns with RE2"
+
+# MCP over stdio on the SDK: the handshake and the tool list.
+hello='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"smoke","version":"1"}}}'
+printf '%s\n' "$hello" '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+  | timeout 60 "${engram[@]}" mcp --person maya --conversation "$moved" > "$scratch/mcp.out" \
+  2> "$scratch/mcp.err" || { cat "$scratch/mcp.err" >&2; fail "mcp exited non-zero"; }
+grep -q '"protocolVersion":"2025-11-25"' "$scratch/mcp.out" && grep -q '"conversation_find"' "$scratch/mcp.out" \
+  || { cat "$scratch/mcp.out" "$scratch/mcp.err" >&2; fail "mcp: no handshake or no tools"; }
+echo "ok  mcp: handshake 2025-11-25 and the tool list over stdio"
+
+# The HTTP API on FastAPI and uvicorn: a free port, then /v1/health over bash's /dev/tcp.
+"${engram[@]}" serve --port 0 > "$scratch/serve.out" 2> "$scratch/serve.err" &
+served=$!
+port=""
+for _ in $(seq 1 100); do
+  port="$(grep -o '127.0.0.1:[0-9]*' "$scratch/serve.out" | head -1 | cut -d: -f2 || true)"
+  [ -n "$port" ] && break
+  sleep 0.2
+done
+[ -n "$port" ] || { kill "$served"; cat "$scratch/serve.err" >&2; fail "serve never said where it listens"; }
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+printf 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
+health="$(cat <&3)"
+exec 3<&-
+kill "$served"; wait "$served" || true
+[[ "$health" == "HTTP/1.1 200"* ]] || { echo "$health" >&2; fail "serve: /v1/health did not answer 200"; }
+echo "ok  serve: /v1/health answered 200"
 
 "${engram[@]}" verify > "$scratch/verify.out" 2>&1 || { cat "$scratch/verify.out" >&2; fail "verify"; }
 grep -q "^Store intact" "$scratch/verify.out" || { cat "$scratch/verify.out" >&2; fail "verify"; }

@@ -423,6 +423,35 @@ def test_issue10_item1_each_broken_request_gets_one_error_with_its_id_over_stdio
     assert all(e.error.message.endswith(".") and "\n" not in e.error.message for e in errors)
 
 
+def test_issue10_item1_a_host_that_closes_our_stdout_gets_no_traceback(
+    store: Store, store_path: Path
+) -> None:
+    """A host that stops reading (or dies) closes the pipe the answers go to: the server
+    stops quietly, like any command whose output is cut, never with a traceback."""
+    mine, _, _, _ = _setup(store)
+    params = _server_args(store_path, "--person", "ana", "--conversation", mine)
+    server = subprocess.Popen(
+        [params.command, *params.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=params.env,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdout.close()  # the reading end is gone before anything is answered
+    pings = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % n for n in range(50))
+    try:
+        server.stdin.write(pings)
+        server.stdin.close()
+    except BrokenPipeError:
+        pass  # it may already have stopped
+    assert server.wait(timeout=120) is not None and server.stderr is not None
+    err = server.stderr.read()
+    server.stderr.close()
+    assert b"Traceback" not in err and b"Error" not in err, err[-2_000:]
+    assert server.returncode == 0
+
+
 def test_issue10_item1_requests_sent_before_stdin_closes_are_all_answered(
     store: Store, store_path: Path
 ) -> None:

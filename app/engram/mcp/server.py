@@ -170,7 +170,15 @@ async def serve_stdio(bound: Bound) -> None:
     from engram.mcp.stdio import serve_stdio_session
 
     server = build_server(bound)
-    await serve_stdio_session(server, options(server))
+    try:
+        await serve_stdio_session(server, options(server))
+    except BaseExceptionGroup as group:
+        # The host closed our stdout (it stopped, or it piped us into something that
+        # did): the CLI stops quietly on a broken pipe, as for any other command.
+        broken, rest = group.split((BrokenPipeError, anyio.BrokenResourceError))
+        if broken is None or rest is not None:
+            raise
+        raise BrokenPipeError("the MCP client closed its end") from None
 
 
 def serve_http(bound: Bound, listen: Any) -> int:
