@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QLineEdit, QMessageBox, QWidget
 
+from engram.control.demo import build_demo
 from engram.gui.add_dialogs import AddNoteDialog, AddPersonDialog, NoteToAdd
 from engram.gui.dialogs import QuestionDialog
 from engram.gui.new_store_dialog import MINIMUM_SCORE, NewStoreDialog, passphrase_strength
@@ -240,6 +241,24 @@ def test_item10_open_the_demo_builds_it_with_progress_then_opens_it(
     assert not page.first_run  # the demo is a recent store now
     with qtbot.waitSignal(inspector.controller.unlocked, timeout=SIGNAL_TIMEOUT):
         inspector.controller.store_lock.open_demo()  # there already: opened, not rebuilt
+    inspector.controller.lock()
+    # The run command and the CLI open the same file with the same public passphrase.
+    Store.open(str(stores_folder() / "demo.engram"), passphrase="demo").close()
+
+
+def test_item10_open_the_demo_opens_the_one_the_run_command_built(
+    qtbot: Any, inspector: Inspector
+) -> None:
+    """`bash packaging/run.sh` builds ~/.local/share/engram/demo.engram with the passphrase
+    `demo`; the inspector's "Open the demo" must open that very store, not refuse it as a
+    wrong passphrase (it used another one before)."""
+    stores_folder().mkdir(parents=True)
+    build_demo(str(stores_folder() / "demo.engram"), passphrase="demo")
+    page = inspector.window.unlock_page
+    with qtbot.waitSignal(inspector.controller.person_opened, timeout=60_000):
+        qtbot.mouseClick(page.welcome_demo, _left())
+    wait_idle(qtbot, inspector)
+    assert inspector.window.people.count() == 3
 
 
 # ---- item 11: adding, and the empty state --------------------------------------------------

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from engram.control.demo import build_demo
+from engram.control.demo import DEMO_PASSPHRASE, build_demo
 from engram.gui.controllers.hub import Hub
 from engram.gui.idle_lock import IdleLock
 from engram.gui.keyring_probe import KeyringProbe
@@ -25,8 +25,6 @@ from engram.store.store import Store
 
 RECENT_STORES = 8
 DEMO_NAME = "demo.engram"
-# Without a keyring, the demo (made-up people) is kept behind this passphrase, said on screen.
-DEMO_PASSPHRASE = "demo-store"
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,27 +186,21 @@ class StoreLockController(QObject):
         path = stores_folder() / DEMO_NAME
         if path.exists():
             self.w.unlock_page.set_recent(self.recent_stores(), str(path))
-            keyring = self.probe.usable is True
-            self.unlock(str(path), "" if keyring else DEMO_PASSPHRASE, False)
+            self.unlock(str(path), DEMO_PASSPHRASE, False)
             return
         if not path.parent.is_dir() and not self._ask_to_create(path.parent):
             return
-        passphrase = None if self.probe.usable else DEMO_PASSPHRASE
         self._working("Building the demo store…")
 
         def work(context: TaskContext) -> Opened:
-            build_demo(str(path), passphrase=passphrase, progress=context.progress)
-            store = Store.open(str(path), passphrase=passphrase)
-            how = (
-                "Its key is remembered on this computer."
-                if passphrase is None
-                else f"Its passphrase is {passphrase}."
-            )
+            build_demo(str(path), passphrase=DEMO_PASSPHRASE, progress=context.progress)
+            store = Store.open(str(path), passphrase=DEMO_PASSPHRASE)
             return Opened(
                 store,
                 "Demo store",
                 f"Built the demo store at {path}: made-up people, conversations and "
-                f"candidates, through the real runtime. {how}",
+                f"candidates, through the real runtime. Its passphrase is "
+                f"{DEMO_PASSPHRASE!r}: the demo is public sample data.",
             )
 
         task = self.hub.tasks.run(work, self._opened, self._create_failed)
