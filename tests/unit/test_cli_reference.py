@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,48 @@ def test_issue12_item4_reference_does_not_depend_on_terminal_width(
     narrow = reference.render()
     monkeypatch.setenv("COLUMNS", "200")
     assert reference.render() == narrow
+
+
+def _missing_help(parser: argparse.ArgumentParser) -> list[str]:
+    """Every argument (but -h) and subcommand under `parser` that says nothing about itself."""
+    missing = []
+    for parser_, _help in reference._walk(parser, None):
+        for action in parser_._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            if isinstance(action, argparse._SubParsersAction):
+                # argparse lists a subcommand in _choices_actions only when given help=
+                helps = {choice.dest: choice.help for choice in action._choices_actions}
+                missing += [
+                    f"{parser_.prog} {name}"
+                    for name in action.choices
+                    if not (helps.get(name) or "").strip()
+                ]
+                continue
+            if not (action.help or "").strip() or action.help == argparse.SUPPRESS:
+                name = "/".join(action.option_strings) or action.dest
+                missing.append(f"{parser_.prog} {name}")
+    return missing
+
+
+def test_issue12_item4_every_argument_and_subcommand_has_help() -> None:
+    """`engram X --help` and docs/cli.md explain every value: no empty "meaning" cell."""
+    assert _missing_help(build_parser()) == []
+
+
+def test_issue12_item4_missing_help_is_caught() -> None:
+    """The walk reaches nested subcommands and their positionals, so the check can fail."""
+    parser = argparse.ArgumentParser(prog="engram")
+    group = parser.add_subparsers(dest="command").add_parser("things", help="some things")
+    actions = group.add_subparsers(dest="action")
+    actions.add_parser("list", help="every thing").add_argument("--limit", help="how many")
+    bare = actions.add_parser("show")
+    bare.add_argument("thing")
+    assert _missing_help(parser) == ["engram things show", "engram things show thing"]
+
+
+def test_issue12_item4_subcommand_help_names_no_internal_tool() -> None:
+    """A person reads these: no tool names such as conversation_find leak into them."""
+    parser = build_parser()
+    for parser_, helptext in reference._walk(parser, None):
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b", helptext or ""), (parser_.prog, helptext)

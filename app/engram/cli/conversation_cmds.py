@@ -6,16 +6,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from engram.cli.argument_help import CONVERSATION, PERSON
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
 from engram.control import conversations as conversation_control
 from engram.control import views
+from engram.engine import history_search
+from engram.engine import recall as recall_rules
 from engram.model.conversation import Surface
 from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, person_id
 from engram.model.scope import parse_enum
 from engram.runtime import context as turn_context
 from engram.runtime import conversations, history, memory_tools
+
+CALL = "the tool call's id (printed by `conversation tool`, or in a `conversation find` match)"
 
 
 def register(commands: Any) -> None:
@@ -26,59 +31,102 @@ def register(commands: Any) -> None:
 
     p = actions.add_parser("start", help="start a conversation; prints its id")
     p.add_argument("--participants", required=True, help="P[,P…]: everyone who can read it")
-    p.add_argument("--agent")
-    p.add_argument("--incognito", action="store_true")
+    p.add_argument(
+        "--agent",
+        help="the agent taking part; its memory settings apply (see `engram agents list`)",
+    )
+    p.add_argument("--incognito", action="store_true", help="learn nothing from this conversation")
     p.add_argument("--surface", default="chat", help="chat, channel, task or schedule")
     add_json_flag(p)
     p.set_defaults(handler=cmd_start)
 
     p = actions.add_parser("append", help="append a turn; prints its turn id")
-    p.add_argument("conversation")
-    p.add_argument("--role", required=True, choices=["user", "assistant"])
-    p.add_argument("--author", required=True)
-    p.add_argument("--text", required=True)
+    p.add_argument("conversation", help=CONVERSATION)
+    p.add_argument(
+        "--role",
+        required=True,
+        choices=["user", "assistant"],
+        help="user for a participant's turn, assistant for the agent's reply",
+    )
+    p.add_argument(
+        "--author",
+        required=True,
+        help="who wrote it: a participant's id for a user turn, the agent's name otherwise",
+    )
+    p.add_argument(
+        "--text",
+        required=True,
+        help=f"what was said (at most {conversations.MAX_TURN_CHARS:,} characters)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_append)
 
     p = actions.add_parser("delete", help="delete a conversation (preview with --preview)")
-    p.add_argument("conversation")
-    p.add_argument("--person", required=True)
+    p.add_argument("conversation", help=CONVERSATION)
+    p.add_argument("--person", required=True, help="who asks: one of its participants")
     p.add_argument("--preview", action="store_true", help="show what would close; change nothing")
     add_json_flag(p)
     p.set_defaults(handler=cmd_delete)
 
     p = actions.add_parser("tool", help="record a tool call and its result; prints the call id")
-    p.add_argument("conversation")
-    p.add_argument("--name", required=True)
+    p.add_argument("conversation", help=CONVERSATION)
+    p.add_argument("--name", required=True, help="the tool's name, e.g. weather")
     p.add_argument("--args", required=True, help="the call's arguments (JSON)")
-    p.add_argument("--result", required=True)
+    p.add_argument(
+        "--result",
+        required=True,
+        help=f"what the tool returned, as text (at most {conversations.MAX_TURN_CHARS:,} "
+        "characters)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_tool)
 
-    p = actions.add_parser("find", help="conversation_find: search this conversation")
-    p.add_argument("conversation")
-    p.add_argument("query")
-    p.add_argument("--mode", default="relevance", choices=["relevance", "pattern"])
-    p.add_argument("--limit", type=int)
+    p = actions.add_parser(
+        "find", help="search a conversation's turns and tool results for words or a pattern"
+    )
+    p.add_argument("conversation", help=CONVERSATION)
+    p.add_argument(
+        "query",
+        help="words to find; with --mode pattern, literal text or an RE2 regular "
+        f"expression (at most {history.MAX_QUERY_CHARS} characters)",
+    )
+    p.add_argument(
+        "--mode",
+        default="relevance",
+        choices=["relevance", "pattern"],
+        help="relevance: the messages sharing most of the words, best first; pattern: the "
+        "messages that contain the text or match the expression, newest first",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        help=f"how many matches to show: {history_search.DEFAULT_LIMIT} by default, "
+        f"{history_search.MAX_LIMIT} at most",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_history, tool="conversation_find")
 
-    p = actions.add_parser("read-turn", help="conversation_read_turn")
-    p.add_argument("conversation")
-    p.add_argument("turn_id")
+    p = actions.add_parser("read-turn", help="one turn's text (a long turn with its middle cut)")
+    p.add_argument("conversation", help=CONVERSATION)
+    p.add_argument(
+        "turn_id",
+        help="the turn's id (printed by `conversation append`, or in a `conversation find` match)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_history, tool="conversation_read_turn")
 
-    p = actions.add_parser("read-tool-result", help="conversation_read_tool_result")
-    p.add_argument("conversation")
-    p.add_argument("call_id")
+    p = actions.add_parser("read-tool-result", help="what a recorded tool call returned")
+    p.add_argument("conversation", help=CONVERSATION)
+    p.add_argument("call_id", help=CALL)
     add_json_flag(p)
     p.set_defaults(handler=cmd_history, tool="conversation_read_tool_result")
 
     p = actions.add_parser("excise", help="remove a tool result's content (administrators)")
-    p.add_argument("conversation")
-    p.add_argument("call_id")
-    p.add_argument("--reason", required=True)
+    p.add_argument("conversation", help=CONVERSATION)
+    p.add_argument("call_id", help=CALL)
+    p.add_argument(
+        "--reason", required=True, help="why it is removed, kept in the conversation's log"
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_excise)
 
@@ -86,19 +134,24 @@ def register(commands: Any) -> None:
     actions = group.add_subparsers(dest="conversations_command", metavar="ACTION")
     actions.required = True
     p = actions.add_parser("list", help="every conversation a person takes part in")
-    p.add_argument("--person", required=True)
+    p.add_argument("--person", required=True, help=PERSON)
     add_json_flag(p)
     p.set_defaults(handler=cmd_list)
 
     for name, handler, text in (
-        ("assemble", cmd_assemble, "the system block a turn would get"),
-        ("recall", cmd_recall, "what memory_recall would return"),
+        ("assemble", cmd_assemble, "the memory block the agent's next turn here would get"),
+        ("recall", cmd_recall, "the notes the agent's recall tool would get here"),
     ):
         p = commands.add_parser(name, help=text)
-        p.add_argument("--person", required=True)
-        p.add_argument("--conversation", required=True)
+        p.add_argument("--person", required=True, help="whom the agent answers: " + PERSON)
+        p.add_argument("--conversation", required=True, help=CONVERSATION)
         if name == "recall":
-            p.add_argument("--limit", type=int)
+            p.add_argument(
+                "--limit",
+                type=int,
+                help=f"how many notes: {recall_rules.DEFAULT_LIMIT} by default, "
+                f"{recall_rules.MAX_LIMIT} at most",
+            )
         add_json_flag(p)
         p.set_defaults(handler=handler)
 

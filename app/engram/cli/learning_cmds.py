@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engram.cli.argument_help import AGENT, CANDIDATE, PERSON, PERSON_MAYBE_NEW
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
 from engram.cli.progress import progress_bar
@@ -19,28 +20,43 @@ from engram.model.ids import PersonId
 from engram.runtime import agents, extraction, legacy_import, maintenance
 from engram.runtime.openai_extractor import OpenAIExtractor
 
-MAX_CONFIG_BYTES = 64 * 1024
+MAX_CONFIG_KIB = 64
+MAX_CONFIG_BYTES = MAX_CONFIG_KIB * 1024
+REVISION = (
+    "the candidate's revision you reviewed, shown by `candidates get` (the number after r); "
+    "if the candidate changed since, nothing is decided"
+)
 
 
 def register(commands: Any) -> None:
     """Add `agents`, `learn` and `candidates`."""
-    group = commands.add_parser("agents", help="per-agent memory configuration (P2)")
+    group = commands.add_parser("agents", help="each agent's memory settings")
     actions = group.add_subparsers(dest="agents_command", metavar="ACTION")
     actions.required = True
     p = actions.add_parser("set", help="set an agent's memory configuration from a JSON file")
-    p.add_argument("name")
-    p.add_argument("--config", required=True, metavar="FILE.json")
+    p.add_argument(
+        "name",
+        help="the agent's name, as `conversation start --agent` gives it: letters, digits "
+        "and . _ : -",
+    )
+    p.add_argument(
+        "--config",
+        required=True,
+        metavar="FILE.json",
+        help=f"a JSON file with the agent's memory settings (at most {MAX_CONFIG_KIB} KiB; "
+        "see docs/integration-guide.md)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_agents_set)
     p = actions.add_parser("list", help="every configured agent")
     add_json_flag(p)
     p.set_defaults(handler=cmd_agents_list)
     p = actions.add_parser("history", help="every configuration an agent has had, and who set it")
-    p.add_argument("name")
+    p.add_argument("name", help=AGENT)
     add_json_flag(p)
     p.set_defaults(handler=cmd_agents_history)
 
-    p = commands.add_parser("learn", help="run pending extraction passes now")
+    p = commands.add_parser("learn", help="learn notes now from turns not analysed yet")
     p.add_argument("--person", help="only this person (default: everyone)")
     p.add_argument(
         "--extractor",
@@ -54,48 +70,57 @@ def register(commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_learn)
 
-    p = commands.add_parser("maintain", help="retire, de-duplicate, rebuild profiles (M1-M3)")
+    p = commands.add_parser(
+        "maintain", help="retire expired notes, remove duplicates, rebuild each person's profile"
+    )
     p.add_argument("--now", metavar="ISO-TIME", help="decide what has expired as of this moment")
     add_json_flag(p)
     p.set_defaults(handler=cmd_maintain)
 
-    group = commands.add_parser("candidates", help="review what learning suggested (P5, P6)")
+    group = commands.add_parser("candidates", help="review the notes learning suggested")
     actions = group.add_subparsers(dest="candidates_command", metavar="ACTION")
     actions.required = True
     p = actions.add_parser("list", help="a person's candidates")
-    p.add_argument("--person", required=True)
-    p.add_argument("--status", choices=candidates.STATUSES)
+    p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument(
+        "--status", choices=candidates.STATUSES, help="only candidates in this state (default: all)"
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_list)
     for name, helptext, handler in (
-        ("get", "one candidate", cmd_get),
+        ("get", "one candidate: its text, status and revision", cmd_get),
         ("audit", "every decision about a candidate", cmd_audit),
         ("apply", "turn an approved candidate into a note", cmd_apply),
     ):
         p = actions.add_parser(name, help=helptext)
-        p.add_argument("id")
-        p.add_argument("--person", required=True)
+        p.add_argument("id", help=CANDIDATE)
+        p.add_argument("--person", required=True, help=PERSON)
         add_json_flag(p)
         p.set_defaults(handler=handler)
     p = actions.add_parser(
-        "import-legacy", help="a legacy memory.md file, as candidates for review (P7)"
+        "import-legacy", help="a legacy memory.md file, as candidates for review"
     )
-    p.add_argument("file")
-    p.add_argument("--person", required=True)
+    p.add_argument("file", help="the memory.md file (UTF-8 text)")
+    p.add_argument("--person", required=True, help="whose memory it is: " + PERSON_MAYBE_NEW)
     add_json_flag(p)
     p.set_defaults(handler=cmd_import_legacy)
     p = actions.add_parser("approve", help="approve the revision you saw")
-    p.add_argument("id")
-    p.add_argument("--person", required=True)
-    p.add_argument("--revision", type=int, required=True)
+    p.add_argument("id", help=CANDIDATE)
+    p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument("--revision", type=int, required=True, help=REVISION)
     p.add_argument("--apply", action="store_true", help="apply it right after")
     add_json_flag(p)
     p.set_defaults(handler=cmd_approve)
     p = actions.add_parser("reject", help="reject the revision you saw, saying why")
-    p.add_argument("id")
-    p.add_argument("--person", required=True)
-    p.add_argument("--revision", type=int, required=True)
-    p.add_argument("--reason", required=True)
+    p.add_argument("id", help=CANDIDATE)
+    p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument("--revision", type=int, required=True, help=REVISION)
+    p.add_argument(
+        "--reason",
+        required=True,
+        help=f"why, kept in the candidate's audit trail (at most "
+        f"{candidates.MAX_REASON_CHARS:,} characters)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_reject)
 
@@ -107,7 +132,7 @@ def cmd_agents_set(ctx: CommandContext) -> int:
     except OSError as error:
         raise InvalidInput(f"Cannot read {path}: {error.strerror}.") from None
     if len(raw) > MAX_CONFIG_BYTES:
-        raise InvalidInput(f"{path} is larger than a configuration can be (64 KiB).")
+        raise InvalidInput(f"{path} is larger than a configuration can be ({MAX_CONFIG_KIB} KiB).")
     actor = ctx.args.actor or "operator"
     config = agents.set_agent_from_file(ctx.store(), ctx.args.name, raw, actor, str(path))
     if ctx.as_json:

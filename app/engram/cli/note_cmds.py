@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram.cli.argument_help import NOTE, PERSON, PERSON_MAYBE_NEW
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
 from engram.control import notes
 from engram.model.clock import iso, parse_time
 from engram.model.ids import ConversationId
 from engram.model.scope import Durability, Kind, Scope, parse_enum
+from engram.runtime.note_writes import MAX_NOTE_CHARS
+
+NOTE_TEXT = f"the note's text (at most {MAX_NOTE_CHARS:,} characters)"
 
 
 def register(commands: Any) -> None:
@@ -19,21 +23,21 @@ def register(commands: Any) -> None:
     actions.required = True
 
     p = actions.add_parser("list", help="active notes (or all, or as of a moment)")
-    p.add_argument("--person", required=True)
+    p.add_argument("--person", required=True, help=PERSON)
     p.add_argument("--all", action="store_true", help="include closed intervals")
     p.add_argument("--as-of", metavar="ISO-TIME", help="the notes as they stood then")
     add_json_flag(p)
     p.set_defaults(handler=cmd_list)
 
     p = actions.add_parser("show", help="versions, sources, corroborators, confidence, usage")
-    p.add_argument("note")
-    p.add_argument("--person", required=True)
+    p.add_argument("note", help=NOTE)
+    p.add_argument("--person", required=True, help=PERSON)
     add_json_flag(p)
     p.set_defaults(handler=cmd_show)
 
     p = actions.add_parser("add", help="add a person's own note; prints its id")
-    p.add_argument("--person", required=True)
-    p.add_argument("--text", required=True)
+    p.add_argument("--person", required=True, help=PERSON_MAYBE_NEW)
+    p.add_argument("--text", required=True, help=NOTE_TEXT)
     p.add_argument("--kind", required=True, help="fact, preference, open_thread or style")
     p.add_argument("--scope", required=True, help="direct, unspecified or portable")
     p.add_argument("--transient", action="store_true", help="retire after four hours")
@@ -44,17 +48,24 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=cmd_add)
 
     p = actions.add_parser("edit", help="new text (a new version) and/or a new scope")
-    p.add_argument("note")
-    p.add_argument("--person", required=True)
-    p.add_argument("--text")
-    p.add_argument("--scope")
+    p.add_argument("note", help=NOTE)
+    p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument(
+        "--text",
+        help=f"the new text (at most {MAX_NOTE_CHARS:,} characters); this makes a new "
+        "version with a new id, which the command prints",
+    )
+    p.add_argument("--scope", help="the new scope: direct, unspecified or portable")
     add_json_flag(p)
     p.set_defaults(handler=cmd_edit)
 
     p = actions.add_parser("delete", help="close a note's interval (the record stays)")
-    p.add_argument("note")
-    p.add_argument("--person", required=True)
-    p.add_argument("--reason")
+    p.add_argument("note", help=NOTE)
+    p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument(
+        "--reason",
+        help=f"why, kept in the audit log (at most {notes.MAX_REASON_CHARS} characters)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_delete)
 

@@ -24,14 +24,19 @@ def register(commands: Any) -> None:
     actions = group.add_subparsers(dest="keys_command", metavar="ACTION")
     actions.required = True
     p = actions.add_parser("create", help="a new key, printed once")
-    p.add_argument("--label", required=True)
+    p.add_argument(
+        "--label",
+        required=True,
+        help="what the key is for, shown by `keys list` "
+        f"(1 to {api_keys.MAX_LABEL_CHARS} characters)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_keys_create)
     p = actions.add_parser("list", help="every key (never the key itself)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_keys_list)
     p = actions.add_parser("revoke", help="stop a key working at once")
-    p.add_argument("id")
+    p.add_argument("id", help="the key's id (from `engram keys list`)")
     add_json_flag(p)
     p.set_defaults(handler=cmd_keys_revoke)
 
@@ -82,8 +87,16 @@ def register_mcp(commands: Any) -> None:
     p = commands.add_parser(
         "mcp", help="the agent's tools for an MCP client (stdio, or Streamable HTTP)"
     )
-    p.add_argument("--person", default=os.environ.get("ENGRAM_PERSON"))
-    p.add_argument("--conversation", default=os.environ.get("ENGRAM_CONVERSATION"))
+    p.add_argument(
+        "--person",
+        default=os.environ.get("ENGRAM_PERSON"),
+        help="whom the agent answers, set by the host (default: ENGRAM_PERSON)",
+    )
+    p.add_argument(
+        "--conversation",
+        default=os.environ.get("ENGRAM_CONVERSATION"),
+        help="the conversation the tools serve, set by the host (default: ENGRAM_CONVERSATION)",
+    )
     p.add_argument("--agent", help="whose memory settings apply (default: the conversation's)")
     p.add_argument(
         "--allow-tools",

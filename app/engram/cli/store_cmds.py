@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram.cli.argument_help import PERSON
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
 from engram.cli.progress import progress_bar
@@ -38,12 +39,14 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=cmd_persons)
 
     p = commands.add_parser("export", help="everything kept about a person, as JSON")
-    p.add_argument("--person", required=True)
+    p.add_argument("--person", required=True, help=PERSON)
     p.set_defaults(handler=cmd_export)
 
     p = commands.add_parser("audit", help="a person's journal as a readable log")
-    p.add_argument("--person", required=True)
-    p.add_argument("--limit", type=int)
+    p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument(
+        "--limit", type=int, help="show only this many of the newest entries (default: all)"
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_audit)
 
@@ -56,7 +59,7 @@ def register(commands: Any) -> None:
     person_commands = person.add_subparsers(dest="person_command", metavar="ACTION")
     person_commands.required = True
     p = person_commands.add_parser("erase", help="erase everything kept about a person")
-    p.add_argument("person")
+    p.add_argument("person", help=PERSON)
     p.add_argument("--confirm", required=True, help="repeat the person's id to confirm")
     p.add_argument(
         "--wait",

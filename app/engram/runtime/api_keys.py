@@ -12,13 +12,14 @@ from engram.store.api_keys import ApiKey
 from engram.store.store import Store
 
 PREFIX = "ek_"
+MAX_LABEL_CHARS = 120
 
 
 def create_key(store: Store, label: str, actor: str) -> tuple[str, str]:
     """A new key: returns (key id, the key). The key is shown this once and never stored."""
     label = label.strip()
-    if not label or len(label) > 120:
-        raise InvalidInput("A key needs a label of 1 to 120 characters.")
+    if not label or len(label) > MAX_LABEL_CHARS:
+        raise InvalidInput(f"A key needs a label of 1 to {MAX_LABEL_CHARS} characters.")
     key = PREFIX + secrets.token_urlsafe(32)
     key_id = "k_" + secrets.token_hex(6)
     with store.write() as txn:
