@@ -14,7 +14,10 @@ from engram.cli.main import build_parser
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 
-def test_issue12_item4_cli_md_is_current() -> None:
+def test_issue12_item4_cli_md_is_current(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A host's variables must not leak into the reference (they once became defaults).
+    monkeypatch.setenv("ENGRAM_PERSON", "someone")
+    monkeypatch.setenv("ENGRAM_CONVERSATION", "c_0123")
     """Fails when a command, option or help text changed without regenerating the doc."""
     assert DOC.read_text(encoding="utf-8") == reference.render(), (
         "docs/cli.md is out of date: run "

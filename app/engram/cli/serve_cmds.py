@@ -89,12 +89,10 @@ def register_mcp(commands: Any) -> None:
     )
     p.add_argument(
         "--person",
-        default=os.environ.get("ENGRAM_PERSON"),
         help="whom the agent answers, set by the host (default: ENGRAM_PERSON)",
     )
     p.add_argument(
         "--conversation",
-        default=os.environ.get("ENGRAM_CONVERSATION"),
         help="the conversation the tools serve, set by the host (default: ENGRAM_CONVERSATION)",
     )
     p.add_argument("--agent", help="whose memory settings apply (default: the conversation's)")
@@ -144,14 +142,17 @@ def cmd_mcp(ctx: CommandContext) -> int:
 
     from engram.mcp.server import bind, serve_http, serve_stdio  # the MCP face loads here
 
-    if not ctx.args.person or not ctx.args.conversation:
+    # Read at run time, not as parser defaults, so the reference never shows a caller's ids.
+    person = ctx.args.person or os.environ.get("ENGRAM_PERSON")
+    conversation = ctx.args.conversation or os.environ.get("ENGRAM_CONVERSATION")
+    if not person or not conversation:
         raise InvalidInput(
             "engram mcp serves one conversation: give --person and --conversation (or "
             "ENGRAM_PERSON and ENGRAM_CONVERSATION) from the host, never from the model."
         )
     listen = listen_options(ctx) if ctx.args.transport == "http" else None
     allowed = ctx.args.allow_tools.split(",") if ctx.args.allow_tools else None
-    bound = bind(ctx.store(), ctx.args.person, ctx.args.conversation, ctx.args.agent, allowed)
+    bound = bind(ctx.store(), person, conversation, ctx.args.agent, allowed)
     if listen is None:
         anyio.run(serve_stdio, bound)
         return 0
