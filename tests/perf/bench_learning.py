@@ -41,7 +41,7 @@ from engram.model.ids import PersonId
 from engram.runtime import extraction
 from engram.runtime.agents import set_agent
 from engram.runtime.conversations import append_turn, start_conversation
-from engram.store import conversation_log, projection
+from engram.store import conversation_log, projection_state
 from engram.store.store import Store
 
 ANA = PersonId("ana")
@@ -53,7 +53,7 @@ def read_everything(store: Store) -> int:
     found = 0
     with store.read() as conn:
         for info in conversation_log.for_person(conn, ANA):
-            done = projection.processed_turns(conn, ANA, info.id)
+            done = projection_state.processed_turns(conn, ANA, info.id)
             found += sum(
                 1
                 for e in conversation_log.entries(conn, info.id)

@@ -175,12 +175,12 @@ def test_C3_an_erased_person_gets_no_new_memory_through_a_shared_conversation(
 
 
 def test_a_rolled_back_key_is_not_kept(store: Store) -> None:
-    from engram.store.store import person_key_ref
+    from engram.store.data_keys import person_key_ref
 
     with pytest.raises(RuntimeError), store.write() as txn:
         store.data_key(txn.conn, person_key_ref("nobody"), create=True)
         raise RuntimeError("the transaction fails after the key was made")
-    from engram.store.store import KeyGone
+    from engram.store.data_keys import KeyGone
 
     with pytest.raises(KeyGone), store.read() as conn:
         store.data_key(conn, person_key_ref("nobody"))

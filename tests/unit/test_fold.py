@@ -15,7 +15,7 @@ from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import NoteStatus, PersonMemory
 from engram.store import journal as journal_store
-from engram.store import projection
+from engram.store import projection_memory
 from engram.store.store import Store
 from tests.conftest import START
 from tests.journals import PERSON, journals
@@ -221,5 +221,5 @@ def test_F5_F1_reopening_keeps_the_stored_projection_equal_to_a_fresh_replay(
             journal_store.append(store, txn, person, [new])
     with store.read() as conn:
         replayed = fold(journal_store.events(conn, person), PersonMemory(person))
-        assert projection.matches_replay(conn, person, replayed)
-        assert projection.unscoped_memory(conn, person) == replayed
+        assert projection_memory.matches_replay(conn, person, replayed)
+        assert projection_memory.unscoped_memory(conn, person) == replayed

@@ -16,7 +16,8 @@ from engram.model.ids import PersonId
 from engram.runtime import agents, api_keys
 from engram.runtime.conversations import start_conversation
 from engram.store import schema
-from engram.store.store import Store, StoreInfo
+from engram.store.store import Store
+from engram.store.store_info import StoreInfo
 from engram.store.verify import verify
 from tests.conftest import PASSPHRASE
 

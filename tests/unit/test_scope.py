@@ -95,8 +95,13 @@ def _accessor(name: str) -> bool:
     return name.startswith("unscoped_")
 
 
-# Where the accessor family is defined (infrastructure), not called.
-DEFINERS = {"engram.engine.unscoped", "engram.store.projection"}
+# Where the accessor family is defined (infrastructure), not called: the store's note reads
+# and whole-memory reads (projection_memory compares every stored note with a replay).
+DEFINERS = {
+    "engram.engine.unscoped",
+    "engram.store.projection_notes",
+    "engram.store.projection_memory",
+}
 # Private note storage may be read only by the model, the accessor and the scope rule.
 PRIVATE_READERS = {"engram.model.notes", "engram.engine.unscoped", "engram.engine.scope"}
 
@@ -160,9 +165,9 @@ def test_S5_the_check_catches_loading_a_memory_and_reading_a_note_from_it() -> N
     to go round the allow-list (`load_memory` + the public `get_note`). Both steps are now
     part of the accessor family, so the syntax-tree check sees either one."""
     route = ast.parse(
-        "from engram.store import projection\n"
+        "from engram.store import projection_memory\n"
         "def leak(conn, person, note):\n"
-        "    memory = projection.unscoped_memory(conn, person)\n"
+        "    memory = projection_memory.unscoped_memory(conn, person)\n"
         "    return memory.unscoped_note(note)\n"
     )
     handed = ast.parse("def leak(stored, note):\n    return stored.unscoped_memory()\n")
@@ -181,11 +186,19 @@ def test_S5_no_public_reader_hands_out_notes_outside_the_accessor_family() -> No
     """Issue 11 item 3: a note (or a memory holding notes) leaves the store or a folded
     memory only through an `unscoped_*` accessor or a scope-filtered `eligible_*` read, so
     a new public reader cannot open a way round the check unnoticed."""
+    import importlib
     import inspect
+    import pkgutil
     import re
 
-    from engram.store import projection
+    import engram.store
 
+    # Every module of the store's projection (projection.py and the projection_* beside it).
+    projections = [
+        importlib.import_module(f"engram.store.{found.name}")
+        for found in pkgutil.iter_modules(engram.store.__path__)
+        if found.name.startswith("projection")
+    ]
     gives_notes = re.compile(r"\b(Note|PersonMemory)\b")
     readers = [
         (f"PersonMemory.{name}", member)
@@ -193,10 +206,11 @@ def test_S5_no_public_reader_hands_out_notes_outside_the_accessor_family() -> No
         if callable(member) and not name.startswith("_") and name != "copy"
     ]
     readers += [
-        (name, member)
-        for name, member in vars(projection).items()
+        (f"{module.__name__}.{name}", member)
+        for module in projections
+        for name, member in vars(module).items()
         if inspect.isfunction(member)
-        and member.__module__ == projection.__name__
+        and member.__module__ == module.__name__
         and not name.startswith("_")
     ]
     leaks = [
@@ -207,7 +221,9 @@ def test_S5_no_public_reader_hands_out_notes_outside_the_accessor_family() -> No
     ]
     assert leaks == []
     assert "PersonMemory.unscoped_note" in dict(readers)  # the check does see the readers
-    assert not hasattr(PersonMemory, "get_note") and not hasattr(projection, "load_memory")
+    assert "engram.store.projection_notes.unscoped_notes" in dict(readers)  # and the store's
+    assert not hasattr(PersonMemory, "get_note")
+    assert not any(hasattr(module, "load_memory") for module in projections)
 
 
 def test_S5_maintenance_reads_no_note_itself_merge_does() -> None:

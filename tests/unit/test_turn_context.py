@@ -24,7 +24,7 @@ from engram.runtime import context as turn_context
 from engram.runtime.context import Attribution, assemble_turn, recall_turn
 from engram.runtime.conversations import append_turn, start_conversation
 from engram.runtime.note_writes import NoteDraft, learn_note, restate
-from engram.store import conversation_log, journal, projection
+from engram.store import conversation_log, journal, projection_memory, projection_notes
 from engram.store.codec import note_to_json
 from engram.store.store import Store
 from tests.conftest import PASSPHRASE
@@ -106,7 +106,7 @@ def test_A9_an_error_inside_assembly_is_logged_and_the_block_goes_without_memory
     assert withheld.block == PRIVATE_WITHHELD  # A8's notice still stands
     monkeypatch.undo()
     with store.read() as conn:
-        assert projection.unscoped_memory(conn, ANA).usage == {}
+        assert projection_memory.unscoped_memory(conn, ANA).usage == {}
 
 
 def test_A9_R2_an_error_inside_recall_answers_unreadable(
@@ -215,7 +215,7 @@ def test_S2_store_path_never_puts_private_notes_before_a_shared_audience(
             for audience in (Audience.subject_alone(ANA), Audience.shared(ANA)):
                 from engram.engine.scope import eligible_scopes
 
-                sql = projection.eligible_ranked(conn, ANA, eligible_scopes(audience), 100)
+                sql = projection_notes.eligible_ranked(conn, ANA, eligible_scopes(audience), 100)
                 assert [n.id for n in sql] == [n.id for n in eligible_ranked(memory, audience)]
     finally:
         store.close()
@@ -225,13 +225,13 @@ def test_F5_reopening_a_store_gives_byte_identical_state(store: Store, store_pat
     where = _learned(store, Scope.DIRECT, "Runs marathons")
     restate(store, ANA, assemble_turn(store, where).placed[0].note, where.conversation, None)
     with store.read() as conn:
-        before = sorted(note_to_json(n) for n in projection.unscoped_notes(conn, ANA))
+        before = sorted(note_to_json(n) for n in projection_notes.unscoped_notes(conn, ANA))
     store.close()
     reopened = Store.open(str(store_path), passphrase=PASSPHRASE)
     with reopened.read() as conn:
         replayed = fold(journal.events(conn, ANA), PersonMemory(ANA))
-        stored = projection.unscoped_memory(conn, ANA)
-        after = sorted(note_to_json(n) for n in projection.unscoped_notes(conn, ANA))
+        stored = projection_memory.unscoped_memory(conn, ANA)
+        after = sorted(note_to_json(n) for n in projection_notes.unscoped_notes(conn, ANA))
     reopened.close()
     assert stored == replayed
     assert after == before

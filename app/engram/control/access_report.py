@@ -22,7 +22,7 @@ from engram.model.conversation import ConversationInfo, EntryKind
 from engram.model.events import EventType
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.progress import Progress
-from engram.store import conversation_log, erasure, journal, projection
+from engram.store import conversation_log, erasure, journal, projection_state
 
 FIRST_WORDS = 80
 SOURCE_WORDS = 40
@@ -130,9 +130,9 @@ def gather(
     with store.read() as conn:
         infos = conversation_log.for_person(conn, person)
         conversations = [_conversation(session, conn, info) for info in infos]
-        digest = projection.recent_digest(conn, person, 1 << 30)
+        digest = projection_state.recent_digest(conn, person, 1 << 30)
         digest_texts = journal.texts(store, conn, person, [d.seq for d in digest])
-        usage_events = projection.usage_count(conn, person)
+        usage_events = projection_state.usage_count(conn, person)
         deletions = list(journal.events_of_types(conn, person, [EventType.CONVERSATION_DELETED]))
         records = {r.get("subject"): r for r in erasure.erasure_records(conn)}
     started = {c.info.id: _label(c) for c in conversations}

@@ -18,7 +18,7 @@ from engram.model.events import Event, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId
 from engram.model.notes import CandidateState
 from engram.runtime.note_writes import read_suggestion, writable_conversation
-from engram.store import journal, projection
+from engram.store import journal, projection_state
 from engram.store.store import WriteTxn
 
 STATUSES = ("pending", "approved", "rejected", "applied")
@@ -36,7 +36,7 @@ def list_candidates(session: PersonSession, status: str | None = None) -> list[d
         raise InvalidInput(f"{status!r} is not a candidate status; use {', '.join(STATUSES)}.")
     store, person = session.store, session.person
     with store.read() as conn:
-        states = projection.candidates(conn, person, status)
+        states = projection_state.candidates(conn, person, status)
         suggested = {s.id: journal.event_at(conn, person, s.payload_seq) for s in states}
         sealed = journal.texts(store, conn, person, [s.payload_seq for s in states])
     return [_json(s, suggested[s.id], sealed.get(s.payload_seq)) for s in states]
@@ -45,14 +45,16 @@ def list_candidates(session: PersonSession, status: str | None = None) -> list[d
 def count_candidates(session: PersonSession, status: str | None = None) -> int:
     """How many candidates a person has (in one status): no text is opened."""
     with session.store.read() as conn:
-        return len(projection.candidates(conn, session.person, status))
+        return len(projection_state.candidates(conn, session.person, status))
 
 
 def get_candidate(session: PersonSession, candidate_id: str) -> dict[str, Any]:
     """One candidate in full."""
     store, person = session.store, session.person
     with store.read() as conn:
-        state = _found(session, candidate_id, projection.candidate(conn, person, _id(candidate_id)))
+        state = _found(
+            session, candidate_id, projection_state.candidate(conn, person, _id(candidate_id))
+        )
         event = journal.event_at(conn, person, state.payload_seq)
         sealed = journal.texts(store, conn, person, [state.payload_seq]).get(state.payload_seq)
     return _json(state, event, sealed)
@@ -62,7 +64,7 @@ def audit(session: PersonSession, candidate_id: str) -> list[dict[str, Any]]:
     """Every decision about a candidate: who, when, what, and why (P6)."""
     store, person = session.store, session.person
     with store.read() as conn:
-        _found(session, candidate_id, projection.candidate(conn, person, _id(candidate_id)))
+        _found(session, candidate_id, projection_state.candidate(conn, person, _id(candidate_id)))
         events = [
             e
             for e in journal.events_of_types(conn, person, _CANDIDATE_EVENTS)
@@ -116,7 +118,7 @@ def apply(session: PersonSession, candidate_id: str) -> dict[str, Any]:
 
 def _locked_state(txn: WriteTxn, session: PersonSession, candidate_id: str) -> CandidateState:
     journal.lock(txn, session.person)  # first: what is read next cannot change under us
-    found = projection.candidate(txn.conn, session.person, _id(candidate_id))
+    found = projection_state.candidate(txn.conn, session.person, _id(candidate_id))
     return _found(session, candidate_id, found)
 
 

@@ -18,7 +18,7 @@ from engram.engine.unscoped import unscoped_notes
 from engram.model.clock import iso
 from engram.model.conversation import EntryKind
 from engram.model.events import Event, EventType
-from engram.store import conversation_log, journal, projection
+from engram.store import conversation_log, journal, projection_memory, projection_state
 from engram.store.store import Store
 from engram.store.verify import Cancelled, Progress, VerifyReport, verify
 
@@ -99,9 +99,9 @@ def export_person(session: PersonSession) -> dict[str, Any]:
     conversations = []
     with store.read() as conn:
         infos = conversation_log.for_person(conn, person)
-        digest = projection.recent_digest(conn, person, 1 << 30)
+        digest = projection_state.recent_digest(conn, person, 1 << 30)
         digest_texts = journal.texts(store, conn, person, [d.seq for d in digest])
-        memory = projection.unscoped_memory(conn, person)
+        memory = projection_memory.unscoped_memory(conn, person)
         for info in infos:
             entries = conversation_log.entries(conn, info.id)
             texts = conversation_log.entry_texts(store, conn, info.id, [e.seq for e in entries])

@@ -32,7 +32,7 @@ from engram.runtime.note_writes import (
     reopened_after,
     writable_conversation,
 )
-from engram.store import journal, projection
+from engram.store import journal, projection_notes, projection_state
 from engram.store.store import Store, WriteTxn
 
 OWN_NOTE_CONFIDENCE_BP = 10_000  # the person said it themselves
@@ -64,7 +64,7 @@ def list_notes(
         return _with_text(store, session, notes[offset:end])
     listing = EVERY_NOTE if include_closed else NoteFilter()
     with store.read() as conn:
-        notes = projection.unscoped_notes(conn, person, listing, limit=limit, offset=offset)
+        notes = projection_notes.unscoped_notes(conn, person, listing, limit=limit, offset=offset)
     return _with_text(store, session, notes)
 
 
@@ -73,8 +73,8 @@ def page(
 ) -> tuple[int, list[Note]]:
     """A total and one page of notes, without text (a table decrypts only what it shows)."""
     with session.store.read() as conn:
-        total = projection.count_notes(conn, session.person, note_filter)
-        notes = projection.unscoped_notes(
+        total = projection_notes.count_notes(conn, session.person, note_filter)
+        notes = projection_notes.unscoped_notes(
             conn, session.person, note_filter, limit=limit, offset=offset
         )
     return total, notes
@@ -85,21 +85,23 @@ def page_after(
 ) -> tuple[int, list[Note]]:
     """A total and one keyset page in creation order, after (created_seq, id)."""
     with session.store.read() as conn:
-        total = projection.count_notes(conn, session.person, note_filter)
-        notes = projection.unscoped_notes_after(conn, session.person, note_filter, after, limit)
+        total = projection_notes.count_notes(conn, session.person, note_filter)
+        notes = projection_notes.unscoped_notes_after(
+            conn, session.person, note_filter, after, limit
+        )
     return total, notes
 
 
 def ordered_ids(session: PersonSession, note_filter: NoteFilter) -> list[NoteId]:
     """Every matching note id, in the filter's order (an id-based table's rows)."""
     with session.store.read() as conn:
-        return projection.unscoped_note_ids(conn, session.person, note_filter)
+        return projection_notes.unscoped_note_ids(conn, session.person, note_filter)
 
 
 def notes_by_ids(session: PersonSession, ids: Sequence[NoteId]) -> list[Note]:
     """This person's notes with these ids, in that order (ids of others are skipped, C1)."""
     with session.store.read() as conn:
-        return projection.unscoped_notes_by_ids(conn, session.person, ids)
+        return projection_notes.unscoped_notes_by_ids(conn, session.person, ids)
 
 
 def matching_text(
@@ -167,26 +169,26 @@ def candidate_note_events(
 def _newest_version(txn: WriteTxn, session: PersonSession, note_id: NoteId) -> Note | None:
     """The active note `note_id` became through a person's corrections and undos (the same
     fact, new words), or None if it was closed any other way."""
-    note = projection.unscoped_note(txn.conn, session.person, note_id)
+    note = projection_notes.unscoped_note(txn.conn, session.person, note_id)
     while (
         note is not None
         and note.closure is not None
         and note.closure.type in (E.CORRECTED, E.UNDONE)
         and note.superseded_by
     ):
-        note = projection.unscoped_note(txn.conn, session.person, note.superseded_by)
+        note = projection_notes.unscoped_note(txn.conn, session.person, note.superseded_by)
     return note if note is not None and note.is_active else None
 
 
 def note_in(txn: WriteTxn, session: PersonSession, note_id: NoteId) -> Note | None:
     """One of this person's notes read inside the caller's write (None if unknown, C1)."""
-    return projection.unscoped_note(txn.conn, session.person, note_id)
+    return projection_notes.unscoped_note(txn.conn, session.person, note_id)
 
 
 def get_note(session: PersonSession, note_id: str) -> Note:
     """One of this person's notes; NotFound for an unknown id or another person's note (C1)."""
     with session.store.read() as conn:
-        note = projection.unscoped_note(conn, session.person, NoteId(note_id))
+        note = projection_notes.unscoped_note(conn, session.person, NoteId(note_id))
     if note is None:
         raise NotFound(f"There is no note {note_id!r} for {session.person}.")
     return note
@@ -224,9 +226,9 @@ def show_note(
         note = get_note(session, note_id)
         with session.store.read() as conn:
             lineage = _lineage(
-                note, lambda other: projection.unscoped_note(conn, session.person, other)
+                note, lambda other: projection_notes.unscoped_note(conn, session.person, other)
             )
-            used = projection.note_usage(conn, session.person, note.id)
+            used = projection_state.note_usage(conn, session.person, note.id)
     else:
         then = {n.id: n for n in notes_as_of(session, as_of, include_closed=True)}
         found = then.get(NoteId(note_id))
@@ -236,7 +238,9 @@ def show_note(
         lineage = _lineage(note, then.get)
         with session.store.read() as conn:
             used = [
-                u for u in projection.note_usage(conn, session.person, note.id) if u.at <= as_of
+                u
+                for u in projection_state.note_usage(conn, session.person, note.id)
+                if u.at <= as_of
             ]
     versions = _with_text(session.store, session, lineage)
     current = next(v for v in versions if v.note.id == note.id)
@@ -358,7 +362,7 @@ def delete_note(session: PersonSession, note_id: str, reason: str | None = None)
 def notes_touching(session: PersonSession, conversation: ConversationId) -> list[NoteView]:
     """Notes learned in or corroborated by a conversation, with text (cascade preview)."""
     with session.store.read() as conn:
-        notes = projection.unscoped_notes_touching(conn, session.person, conversation)
+        notes = projection_notes.unscoped_notes_touching(conn, session.person, conversation)
     return _with_text(session.store, session, notes)
 
 
@@ -370,14 +374,14 @@ def reopening(
     with session.store.read() as conn:
         events = reopened_after(conn, session.person, closing, session.actor, None, [conversation])
         after = {NoteId(e.body["note"]): NoteId(e.body["after"]) for e in events}
-        notes = projection.unscoped_notes_by_ids(conn, session.person, list(after))
+        notes = projection_notes.unscoped_notes_by_ids(conn, session.person, list(after))
     return [(view, after[view.note.id]) for view in _with_text(session.store, session, notes)]
 
 
 def all_notes(session: PersonSession) -> list[NoteView]:
     """Every note, any status, with text (export)."""
     with session.store.read() as conn:
-        notes = projection.unscoped_notes(conn, session.person, EVERY_NOTE)
+        notes = projection_notes.unscoped_notes(conn, session.person, EVERY_NOTE)
     return _with_text(session.store, session, notes)
 
 
@@ -391,7 +395,7 @@ def profile_document(session: PersonSession) -> str:
             return ""
         ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]
         ids += [NoteId(i) for i in profile.get("preferences", [])]
-        notes = projection.unscoped_notes_by_ids(conn, person, ids)
+        notes = projection_notes.unscoped_notes_by_ids(conn, person, ids)
         texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
     shown = {str(n.id): texts.get(n.text_seq) for n in notes if n.is_active}
     return merge.profile_document(profile, shown)

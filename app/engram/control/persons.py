@@ -8,7 +8,7 @@ from typing import Any
 from engram.model.errors import StateConflict
 from engram.model.ids import PersonId, person_id
 from engram.model.notes import NoteFilter
-from engram.store import conversation_log, journal, people, projection
+from engram.store import conversation_log, journal, people, projection_notes
 from engram.store.store import Store
 
 
@@ -37,8 +37,8 @@ def list_persons(store: Store) -> list[PersonSummary]:
         return [
             PersonSummary(
                 person,
-                projection.count_notes(conn, person, NoteFilter()),
-                projection.count_notes(conn, person),
+                projection_notes.count_notes(conn, person, NoteFilter()),
+                projection_notes.count_notes(conn, person),
                 len(conversation_log.for_person(conn, person)),
             )
             for person in people.all_ids(conn)

@@ -3,10 +3,11 @@
 Only five modules may call `unscoped_notes`: the fold, extraction, merge, memory-control
 (control.notes) and forensics (control.forensics). The same holds for every read of its
 family, all named `unscoped_*`: `PersonMemory.unscoped_note`, the store's
-`projection.unscoped_*` reads, and `unscoped_memory()` on a memory handed over unopened
-(the maintenance pass hands one to merge). tests/unit/test_scope.py reads every module's
-syntax tree and fails on any other caller, and on any public reader of notes outside the
-family. Prompt-facing code selects notes through engine.scope instead.
+`projection_notes.unscoped_*` and `projection_memory.unscoped_memory` reads, and
+`unscoped_memory()` on a memory handed over unopened (the maintenance pass hands one to
+merge). tests/unit/test_scope.py reads every module's syntax tree and fails on any other
+caller, and on any public reader of notes outside the family. Prompt-facing code selects
+notes through engine.scope instead.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from engram.model.ids import ConversationId, PersonId, TurnId
 from engram.model.notes import Note
 from engram.model.scope import Audience, Kind
 from engram.runtime.conversations import audience_of, require_conversation
-from engram.store import journal, projection
+from engram.store import journal, projection_notes, projection_state
 from engram.store.errors import DatabaseError as SQLAlchemyError
 from engram.store.store import Store
 
@@ -92,10 +92,10 @@ def read_scoped(
         with store.read() as conn:
             found: dict[str, Note] = {}
             for kinds, limit in limits:
-                for note in projection.eligible_ranked(conn, person, scopes, limit, kinds):
+                for note in projection_notes.eligible_ranked(conn, person, scopes, limit, kinds):
                     found[note.id] = note
             notes = rank(found.values())
-            lines = projection.recent_digest(conn, person, MAX_DIGEST_LINES, scopes)
+            lines = projection_state.recent_digest(conn, person, MAX_DIGEST_LINES, scopes)
             seqs = [n.text_seq for n in notes] + [d.seq for d in lines]
             texts = journal.texts(store, conn, person, seqs)
     except (CorruptStore, SQLAlchemyError) as error:

@@ -42,7 +42,14 @@ from engram.model.notes import NoteFilter, NoteStatus
 from engram.model.progress import Progress
 from engram.model.scope import Scope
 from engram.runtime.note_writes import NoteDraft, note_added, suggestion, writable_conversation
-from engram.store import agent_configs, conversation_log, journal, people, projection
+from engram.store import (
+    agent_configs,
+    conversation_log,
+    journal,
+    people,
+    projection_notes,
+    projection_state,
+)
 from engram.store.store import Store, WriteTxn
 
 log = logging.getLogger(__name__)
@@ -252,7 +259,9 @@ def _run(
             if skipped or config is None:
                 report.skipped = skipped  # W4 (or W2: done meanwhile): write nothing at all
                 return report
-            now = projection.unscoped_notes(txn.conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES)
+            now = projection_notes.unscoped_notes(
+                txn.conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES
+            )
             if [n.id for n in now] != shown:
                 continue  # the notes it was shown changed meanwhile: look again (W5)
             events = _events(report, verdicts.kept, info.id, config, extractor.name)
@@ -274,7 +283,7 @@ def _request(
 ) -> tuple[ExtractionRequest, list[NoteId]]:
     """W3 and W8: the turns' visible text and the best-ranked active notes, bounded."""
     with store.read() as conn:
-        notes = projection.unscoped_notes(conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES)
+        notes = projection_notes.unscoped_notes(conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES)
         note_texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
         turn_texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in turns])
     known = [
@@ -309,7 +318,7 @@ def _recheck(
     config = agent_configs.get(txn.conn, info.agent) if info.agent else None
     if config is None or not config.learns_on(info.surface):
         return None, f"learning was turned off for agent {info.agent!r}; nothing was written."
-    if set(turns) & projection.processed_turns(txn.conn, person, info.id):
+    if set(turns) & projection_state.processed_turns(txn.conn, person, info.id):
         return None, "another pass analysed these turns meanwhile; nothing was written."
     return config, None
 

@@ -17,7 +17,7 @@ from engram.model.events import EventType, NewEvent
 from engram.model.ids import PersonId
 from engram.model.progress import Progress
 from engram.runtime.extraction import person_lock
-from engram.store import journal, people, projection
+from engram.store import journal, people, projection_memory, projection_state
 from engram.store.store import Store
 
 ACTOR = "maintenance"
@@ -28,7 +28,7 @@ def maintain_person(store: Store, person: PersonId, now: datetime | None = None)
     with person_lock(store, person), store.write() as txn:
         moment = now or store.now()
         plan = merge.plan_from(
-            projection.StoredNotes(txn.conn, person),
+            projection_memory.StoredNotes(txn.conn, person),
             lambda seqs: journal.texts(store, txn.conn, person, seqs),
             moment,
             current_profile(txn.conn, person),
@@ -52,7 +52,7 @@ def maintain_person(store: Store, person: PersonId, now: datetime | None = None)
 
 def current_profile(conn: Any, person: PersonId) -> dict[str, Any] | None:
     """The note ids of the last profile rebuilt, or None if there has been none."""
-    seq = projection.profile_seq(conn, person)
+    seq = projection_state.profile_seq(conn, person)
     if seq is None:
         return None
     event = journal.event_at(conn, person, seq)

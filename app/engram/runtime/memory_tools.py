@@ -50,7 +50,7 @@ from engram.runtime.tool_calls import (
     run_tool,
     text_arg,
 )
-from engram.store import journal, projection
+from engram.store import journal, projection_notes
 from engram.store.store import Store
 
 _KINDS = sorted(k.value for k in Kind)
@@ -241,7 +241,7 @@ def forget(store: Store, attribution: Attribution, item_id: str, actor: str) -> 
     scopes = eligible_scopes(audience_for_turn(store, attribution))
     with store.write() as txn:
         journal.lock(txn, attribution.person)
-        note = projection.eligible_note(txn.conn, attribution.person, scopes, NoteId(item_id))
+        note = projection_notes.eligible_note(txn.conn, attribution.person, scopes, NoteId(item_id))
         if note is None:
             raise NotFound(f"There is no item {item_id!r} here.")
         cause = Cause(attribution.conversation, attribution.turn)
@@ -257,7 +257,7 @@ def _visible(store: Store, attribution: Attribution, item_id: str) -> Note:
     """An active note this conversation's audience may see; anything else is unknown."""
     scopes = eligible_scopes(audience_for_turn(store, attribution))
     with store.read() as conn:
-        note = projection.eligible_note(conn, attribution.person, scopes, NoteId(item_id))
+        note = projection_notes.eligible_note(conn, attribution.person, scopes, NoteId(item_id))
     if note is None:
         raise NotFound(f"There is no item {item_id!r} here.")
     return note

@@ -26,7 +26,7 @@ from engram.model.ids import (
 )
 from engram.model.notes import CONFIDENCE_CAP_BP
 from engram.model.scope import Durability, Kind, Scope
-from engram.store import conversation_log, journal, projection
+from engram.store import conversation_log, journal, projection_memory, projection_state
 from engram.store.store import Store, WriteTxn
 
 MAX_NOTE_CHARS = 2_000
@@ -265,5 +265,5 @@ def reopened_after(
     """The events that reopen what the `deleted` notes contradicted (engine.fold.reopenings,
     which reads the notes: this module reads none), for the deleting write to append after
     its own events. `gone_now`: a conversation the same write deletes."""
-    gone = projection.deleted_conversations(conn, person) | set(gone_now)
-    return reopenings(projection.StoredNotes(conn, person), deleted, gone, actor, cause)
+    gone = projection_state.deleted_conversations(conn, person) | set(gone_now)
+    return reopenings(projection_memory.StoredNotes(conn, person), deleted, gone, actor, cause)

@@ -19,7 +19,7 @@ from engram.model.conversation import ConversationInfo
 from engram.model.ids import NoteId, PersonId
 from engram.model.scope import Audience, Scope
 from engram.runtime.conversations import audience_of
-from engram.store import journal, projection
+from engram.store import journal, projection_notes, projection_state
 from engram.store.store import Store
 
 
@@ -28,12 +28,12 @@ def person_language(
 ) -> str | None:
     """The Snowball language of the person's profile language note, if the note is among
     `scopes` and names one; None otherwise."""
-    seq = projection.profile_seq(conn, person)
+    seq = projection_state.profile_seq(conn, person)
     event = journal.event_at(conn, person, seq) if seq is not None else None
     note_id = event.body.get("language") if event is not None else None
     if not note_id:
         return None
-    note = projection.eligible_note(conn, person, scopes, NoteId(str(note_id)))
+    note = projection_notes.eligible_note(conn, person, scopes, NoteId(str(note_id)))
     if note is None:
         return None
     return language_named(journal.texts(store, conn, person, [note.text_seq])[note.text_seq])
@@ -63,4 +63,4 @@ def own_language(store: Store, conn: Any, person: PersonId) -> str:
 def language_key(conn: Any, people: Sequence[PersonId]) -> tuple[int, ...]:
     """Changes whenever any of these people's journals moves on, so a reader that keeps
     the language knows when to look again (an edited note, a rebuilt profile)."""
-    return tuple(projection.person_seq(conn, person) for person in people)
+    return tuple(projection_state.person_seq(conn, person) for person in people)

@@ -14,8 +14,9 @@ from engram.model.errors import damaged
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
 from engram.store import chain, crypto, pseudonyms, schema
 from engram.store.crypto import SealBroken
+from engram.store.data_keys import KeyGone, conversation_key_ref
 from engram.store.dialect import lock_chain
-from engram.store.store import KeyGone, Store, WriteTxn, conversation_key_ref
+from engram.store.store import Store, WriteTxn
 
 L = schema.conversation_log
 LP = schema.log_payloads

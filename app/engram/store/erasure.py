@@ -22,9 +22,10 @@ from engram.engine.fold import apply_event
 from engram.model.ids import ConversationId, PersonId
 from engram.model.progress import Progress
 from engram.store import chain, crypto, projection, pseudonyms, schema
+from engram.store.data_keys import conversation_key_ref, person_key_ref
 from engram.store.dialect import lock_chain, sqlite_path
 from engram.store.erasure_admin import pseudonymize_admin
-from engram.store.store import Store, WriteTxn, conversation_key_ref, person_key_ref
+from engram.store.store import Store, WriteTxn
 
 SCAN_WINDOW = 24  # bytes of each ciphertext looked for; random bytes never collide by chance
 

@@ -16,9 +16,10 @@ from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.store import chain, crypto, pseudonyms, schema
 from engram.store.crypto import SealBroken
+from engram.store.data_keys import KeyGone, person_key_ref
 from engram.store.dialect import lock_chain
 from engram.store.projection import ProjectionTarget
-from engram.store.store import KeyGone, Store, WriteTxn, person_key_ref
+from engram.store.store import Store, WriteTxn
 
 J = schema.journal
 JP = schema.journal_payloads

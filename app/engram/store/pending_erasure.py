@@ -20,9 +20,10 @@ from engram.model.clock import from_micros, iso
 from engram.model.errors import EngramError, ErasureIncomplete
 from engram.model.progress import Progress
 from engram.store import crypto, faults, schema
+from engram.store.data_keys import KeyGone
 from engram.store.dialect import after_erasure, sqlite_path
 from engram.store.erasure import SCAN_WINDOW, scan_files
-from engram.store.store import KeyGone, Store, WriteTxn
+from engram.store.store import Store, WriteTxn
 
 P = schema.pending_erasures
 DEFAULT_WAIT_S = 10.0  # how long an erasing command waits for other readers to let go

@@ -1,9 +1,11 @@
-"""Opening, creating and holding a store: keys, signing, transactions, checkpoint."""
+"""Opening, creating and holding a store: keys, signing, transactions, checkpoint.
+
+The store's info row and unlocking it are in store_info.py; its data keys in data_keys.py.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import secrets
 import threading
 from collections.abc import Callable, Iterator
@@ -12,7 +14,7 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from alembic.util import CommandError
-from sqlalchemy import Connection, Engine, Table, delete, exc, insert, inspect, select
+from sqlalchemy import Connection, Engine, Table, exc, insert, inspect
 
 from engram.model.clock import Clock, SystemClock, to_micros
 from engram.model.errors import (
@@ -22,52 +24,24 @@ from engram.model.errors import (
     ReadOnlyStore,
     StoreExists,
     StoreMissing,
-    WrongPassphrase,
 )
 from engram.store import crypto, faults, file_check, ledger, migrate, schema
 from engram.store.checkpoint import Checkpoint, CheckpointFile
 from engram.store.checkpoint_anchor import Anchors
 from engram.store.crypto import KdfParams, SealBroken, Signer
+from engram.store.data_keys import DataKeys
 from engram.store.dialect import failure_kind, make_engine, sqlite_path
 from engram.store.keyring_access import KeyringAccess
 from engram.store.location import checkpoint_path, describe, store_url
 from engram.store.release import ReleaseRequests, end_old_reads
-
-PASSPHRASE_HINT = "give the passphrase with --passphrase-env VAR"
-
-
-class KeyGone(Exception):
-    """A data key was destroyed (erasure or conversation deletion): its text is unreadable."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoreInfo:
-    """The store's one row of clear metadata."""
-
-    id: str
-    format_version: int
-    created_at: int
-    kdf: KdfParams | None
-    salt: bytes | None
-    kek_by_passphrase: bytes | None
-    keyring_backend: str | None
-    sealed_signing_seed: bytes
-    verify_key: bytes
-
-    def checksum(self) -> bytes:
-        """Detects a damaged info row before any key is tried (so damage != wrong key)."""
-        fields = [
-            self.id,
-            self.format_version,
-            self.created_at,
-            self.kdf.to_json() if self.kdf else None,
-            (self.salt or b"").hex(),
-            (self.kek_by_passphrase or b"").hex(),
-            self.keyring_backend,
-            self.sealed_signing_seed.hex(),
-            self.verify_key.hex(),
-        ]
-        return crypto.digest(b"store-info", crypto.canonical_json(fields).encode())
+from engram.store.store_info import (
+    PASSPHRASE_HINT,
+    StoreInfo,
+    info_row,
+    new_info,
+    read_info,
+    unlock,
+)
 
 
 @dataclass
@@ -84,16 +58,10 @@ class WriteTxn:
     needles: list[bytes] = field(default_factory=list)
 
 
-def _kek_aad(store_id: str) -> bytes:
-    return f"engram-kek|{store_id}".encode()
+class Store(DataKeys):
+    """An open, unlocked store. Everything that reads or writes goes through one of these.
 
-
-def _signing_aad(store_id: str) -> bytes:
-    return f"engram-signing|{store_id}".encode()
-
-
-class Store:
-    """An open, unlocked store. Everything that reads or writes goes through one of these."""
+    Its data-key methods (data_key, text_key, destroy_key, ...) are in data_keys.py."""
 
     def __init__(
         self,
@@ -111,7 +79,7 @@ class Store:
         self.keyring = keyring
         self._kek = kek
         try:
-            seed = crypto.unseal(kek, info.sealed_signing_seed, _signing_aad(info.id))
+            seed = info.signing_seed(kek)
         except SealBroken:
             raise CorruptStore(
                 f"The store at {describe(url)} is damaged: its signing key does not open."
@@ -200,27 +168,20 @@ class Store:
         kek = crypto.random_key()
         store_id = "s_" + secrets.token_hex(8)
         signer = Signer.generate()
-        salt = crypto.random_salt() if passphrase is not None else None
-        wrapped = None
-        if passphrase is not None and salt is not None:
-            wrapping = crypto.passphrase_key(passphrase, salt, kdf)
-            wrapped = crypto.seal(wrapping, kek, _kek_aad(store_id))
-        info = StoreInfo(
-            id=store_id,
-            format_version=schema.FORMAT_VERSION,
-            created_at=to_micros(clock.now()),
-            kdf=kdf if passphrase is not None else None,
-            salt=salt,
-            kek_by_passphrase=wrapped,
+        info = new_info(
+            store_id,
+            kek,
+            signer,
+            clock,
+            passphrase=passphrase,
+            kdf=kdf,
             keyring_backend=backend,
-            sealed_signing_seed=crypto.seal(kek, signer.seed, _signing_aad(store_id)),
-            verify_key=signer.verify_key,
         )
         with engine.connect() as connection:
             connection = connection.execution_options(write=True)
             with connection.begin():
                 migrate.upgrade(connection)
-                connection.execute(insert(schema.store_info).values(**_info_row(info)))
+                connection.execute(insert(schema.store_info).values(**info_row(info)))
                 head = ledger.append(connection, store_id, signer, None, info.created_at)
         if backend is not None:
             access.set(store_id, kek)
@@ -245,9 +206,9 @@ class Store:
             file_check.check_before_open(path)  # before anything can write to the file
         engine = make_engine(url)
         try:
-            info = _read_info(engine, url)
+            info = read_info(engine, url)
             access = keyring or KeyringAccess()
-            kek = _unlock(info, passphrase, access)
+            kek = unlock(info, passphrase, access)
             store = cls(url, engine, info, kek, clock or SystemClock(), access)
             store.anchors.use_keyring = passphrase is None  # the key came from the keyring
             store._bring_up_to_date()
@@ -325,15 +286,6 @@ class Store:
             )
         self.keyring.set(self.info.id, self._kek)
         self.anchors.use_keyring = True
-
-    @property
-    def _fresh(self) -> dict[str, bytes]:
-        """Keys created by this thread's open write (threads write through one store: the
-        HTTP face, a learning worker), so one thread's commit never promotes another's."""
-        fresh: dict[str, bytes] | None = getattr(self._local, "fresh", None)
-        if fresh is None:
-            fresh = self._local.fresh = {}
-        return fresh
 
     @property
     def _touched(self) -> set[ledger.RowRef]:
@@ -465,214 +417,3 @@ class Store:
         self.engine.dispose()  # idle connections close; ones in use close when returned
         for callback in list(self.release_callbacks):
             callback()
-
-    # ---- data keys ------------------------------------------------------------------
-
-    def _key_aad(self, key_ref: str) -> bytes:
-        return f"engram-datakey|{self.info.id}|{key_ref}".encode()
-
-    def data_key(self, conn: Connection, key_ref: str, *, create: bool = False) -> bytes:
-        """A person's or conversation's random data key, unwrapped (KeyGone if destroyed)."""
-        cached = self._keys.get(key_ref) or self._fresh.get(key_ref)
-        if cached is not None:
-            return cached
-        wrapped = conn.execute(
-            select(schema.data_keys.c.wrapped).where(schema.data_keys.c.key_ref == key_ref)
-        ).scalar()
-        if wrapped is None:
-            if not create:
-                raise KeyGone(key_ref)
-            key = crypto.random_key()
-            conn.execute(
-                insert(schema.data_keys).values(
-                    key_ref=key_ref,
-                    wrapped=crypto.seal(self._kek, key, self._key_aad(key_ref)),
-                    created_at=self.now_micros(),
-                )
-            )
-            self.touched(schema.data_keys, key_ref)
-            self._fresh[key_ref] = key
-            return key
-        else:
-            try:
-                key = crypto.unseal(self._kek, wrapped, self._key_aad(key_ref))
-            except SealBroken:
-                raise CorruptStore(
-                    f"The store is damaged: the data key {key_ref!r} does not open."
-                ) from None
-        self._keys[key_ref] = key
-        return key
-
-    def key_opens(self, key_ref: str, wrapped: bytes) -> bool:
-        """Whether a wrapped data key row opens (verify; bypasses the key cache)."""
-        try:
-            crypto.unseal(self._kek, wrapped, self._key_aad(key_ref))
-        except SealBroken:
-            return False
-        return True
-
-    def destroy_key(self, conn: Connection, key_ref: str) -> bool:
-        """Crypto-shred: delete a wrapped data key. True if it existed."""
-        self._keys.pop(key_ref, None)
-        # Derived note keys need this key too: forget every one of them.
-        for ref in [r for r in self._keys if r.startswith("note:")]:
-            del self._keys[ref]
-        result = conn.execute(delete(schema.data_keys).where(schema.data_keys.c.key_ref == key_ref))
-        self.touched(schema.data_keys, key_ref)
-        return bool(result.rowcount)
-
-    def text_key(
-        self, conn: Connection, person: str, origin: str | None, *, create: bool = False
-    ) -> tuple[str, bytes]:
-        """The key a person's text is sealed under: the person's, or person+conversation (C4)."""
-        person_key = self.data_key(conn, person_key_ref(person), create=create)
-        if origin is None:
-            return person_key_ref(person), person_key
-        ref = note_key_ref(person, origin)
-        derived = self._keys.get(ref)
-        if derived is None:
-            conversation_ref = conversation_key_ref(origin)
-            conversation_key = self.data_key(conn, conversation_ref, create=create)
-            derived = crypto.note_key(person_key, conversation_key)
-            if not {person_key_ref(person), conversation_ref} & self._fresh.keys():
-                self._keys[ref] = derived  # both parents are committed keys
-        return ref, derived
-
-    def key_for_ref(self, conn: Connection, key_ref: str) -> bytes:
-        """Resolve a recorded key reference (KeyGone if any part was destroyed)."""
-        kind, _, rest = key_ref.partition(":")
-        if kind == "note":
-            person, _, origin = rest.rpartition(":")
-            return self.text_key(conn, person, origin)[1]
-        return self.data_key(conn, key_ref)
-
-
-def person_key_ref(person: str) -> str:
-    """Key reference of a person's data key."""
-    return f"person:{person}"
-
-
-def conversation_key_ref(conversation: str) -> str:
-    """Key reference of a conversation's data key."""
-    return f"conversation:{conversation}"
-
-
-def note_key_ref(person: str, conversation: str) -> str:
-    """Key reference of text learned about a person in a conversation."""
-    return f"note:{person}:{conversation}"
-
-
-def _info_row(info: StoreInfo) -> dict[str, object]:
-    return {
-        "id": info.id,
-        "format_version": info.format_version,
-        "created_at": info.created_at,
-        "kdf": json.dumps(info.kdf.to_json()) if info.kdf else None,
-        "salt": info.salt,
-        "kek_by_passphrase": info.kek_by_passphrase,
-        "keyring_backend": info.keyring_backend,
-        "sealed_signing_seed": info.sealed_signing_seed,
-        "verify_key": info.verify_key,
-        "checksum": info.checksum(),
-    }
-
-
-def _read_info(engine: Engine, url: str) -> StoreInfo:
-    damaged = (
-        f"The store at {describe(url)} is damaged: its store info row is missing or was "
-        "changed; restore it from a backup."
-    )
-    try:
-        if sqlite_path(url) is None and not inspect(engine).has_table("store_info"):
-            raise NotAStore(
-                f"The database at {describe(url)} is not an Engram store (it has no store_info "
-                "table); it was left unchanged."
-            )
-        with engine.connect() as connection:
-            rows = connection.execute(select(schema.store_info)).mappings().all()
-    except exc.DatabaseError:
-        raise CorruptStore(damaged) from None
-    if len(rows) != 1:
-        raise CorruptStore(damaged)
-    row = rows[0]
-    try:
-        info = StoreInfo(
-            id=row["id"],
-            format_version=int(row["format_version"]),
-            created_at=int(row["created_at"]),
-            kdf=KdfParams.from_json(json.loads(row["kdf"])) if row["kdf"] else None,
-            salt=row["salt"],
-            kek_by_passphrase=row["kek_by_passphrase"],
-            keyring_backend=row["keyring_backend"],
-            sealed_signing_seed=row["sealed_signing_seed"],
-            verify_key=row["verify_key"],
-        )
-    except (ValueError, TypeError, KeyError):
-        raise CorruptStore(damaged) from None
-    if info.checksum() != row["checksum"]:
-        raise CorruptStore(damaged)
-    if info.format_version > schema.FORMAT_VERSION:
-        raise CorruptStore(
-            f"The store at {describe(url)} was made by a newer Engram (format "
-            f"{info.format_version}); upgrade Engram to open it."
-        )
-    return info
-
-
-def _needs_passphrase(what_happened: str) -> KeyUnavailable:
-    """The store opens with its passphrase instead; the CLI says how to give it."""
-    return KeyUnavailable(
-        f"{what_happened}; open it with its passphrase.",
-        cli_message=f"{what_happened}; {PASSPHRASE_HINT}.",
-    )
-
-
-def _unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> bytes:
-    if passphrase is not None:
-        if info.kek_by_passphrase is None or info.salt is None or info.kdf is None:
-            raise KeyUnavailable(
-                "This store has no passphrase; it opens with the OS keyring of the computer "
-                "it was created on."
-            )
-        wrapping = crypto.passphrase_key(passphrase, info.salt, info.kdf)
-        try:
-            return crypto.unseal(wrapping, info.kek_by_passphrase, _kek_aad(info.id))
-        except SealBroken:
-            raise WrongPassphrase(
-                "The passphrase does not open this store; nothing was changed, try again."
-            ) from None
-    has_passphrase = info.kek_by_passphrase is not None
-    backend = access.backend_name()
-    if backend is None:
-        if has_passphrase:
-            raise _needs_passphrase(
-                "There is no usable OS keyring on this computer, so the store's key cannot "
-                "be fetched from it"
-            )
-        raise KeyUnavailable(
-            "There is no usable OS keyring on this computer and this store has no "
-            "passphrase; open it on the computer where it was created."
-        )
-    kek = access.get(info.id)
-    if kek is None:
-        if info.keyring_backend and backend != info.keyring_backend:
-            changed = (
-                f"The OS keyring changed since this store was created (it was "
-                f"{info.keyring_backend}, now {backend}) and holds no key for it, so nothing "
-                "was opened and no new store was created"
-            )
-            if has_passphrase:
-                raise _needs_passphrase(changed)
-            raise KeyUnavailable(f"{changed}; open it where it was created.")
-        if has_passphrase:
-            raise _needs_passphrase("The OS keyring holds no key for this store")
-        raise KeyUnavailable(
-            "The OS keyring holds no key for this store; open it where it was created."
-        )
-    try:
-        crypto.unseal(kek, info.sealed_signing_seed, _signing_aad(info.id))
-    except SealBroken:
-        raise _needs_passphrase(
-            "The key the OS keyring holds for this store does not open it"
-        ) from None
-    return kek

@@ -19,17 +19,18 @@ from sqlalchemy import Connection, exc, select
 from engram.engine.fold import FoldError, apply_event
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
-from engram.store import chain, crypto, ledger, migrate, projection, schema
+from engram.store import chain, crypto, ledger, migrate, projection_memory, schema
 from engram.store.checkpoint_check import Before, check_checkpoint, read_before
 from engram.store.conversation_log import readers_by_pseudonym
 from engram.store.conversation_log import row_header as log_row_header
+from engram.store.data_keys import conversation_key_ref, person_key_ref
 from engram.store.dialect import storage_check
 from engram.store.erasure import row_header as erasure_row_header
 from engram.store.erasure import unexplained_pseudonyms
 from engram.store.journal import _event
 from engram.store.journal import row_header as journal_row_header
 from engram.store.pseudonyms import pseudonym
-from engram.store.store import Store, conversation_key_ref, person_key_ref
+from engram.store.store import Store
 
 Progress = Callable[[int, int], None]
 Walked = tuple[str, int, dict[int, bytes]] | None
@@ -198,7 +199,7 @@ def _replay(person: PersonId, events: list[Any], conn: Connection, report: Verif
     except FoldError as error:
         report.problem(f"journal:{person}: replay fails: {error}")
         return
-    if not projection.matches_replay(conn, person, memory):
+    if not projection_memory.matches_replay(conn, person, memory):
         report.problem(f"journal:{person}: the stored notes differ from a replay of the journal")
 
 
