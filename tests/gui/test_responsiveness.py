@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QPixmap
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from engram.gui import theme
@@ -108,17 +108,17 @@ def _first_badge(model: Any) -> str:
     return _badge_colour(model.index(0, SCOPE_COLUMN).data(Qt.ItemDataRole.DecorationRole))
 
 
-def _badge_colour(pixmap: QPixmap) -> str:
-    image = pixmap.toImage()
+def _badge_colour(icon: QIcon, mode: QIcon.Mode = QIcon.Mode.Normal) -> str:
+    image = icon.pixmap(icon.availableSizes()[0], mode).toImage()
     return image.pixelColor(4, image.height() // 2).name()
 
 
 def test_issue8_evidence_scope_badges_are_pictures_that_follow_the_palette(
     qtbot: Any, inspector: Inspector, big_path: Path
 ) -> None:
-    """The scope cell holds its badge as a picture (painted in C++, no Python delegate
-    called per cell), reads its scope aloud, explains it in a tooltip, and the loaded rows
-    follow a change of palette."""
+    """The scope cell holds its badge as an icon (painted in C++, no Python delegate
+    called per cell), reads its scope aloud, explains it in a tooltip, stays untinted on
+    the selected row, and the loaded rows follow a change of palette."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     unlock(qtbot, inspector, big_path, person=str(PERSON))
@@ -141,8 +141,13 @@ def test_issue8_evidence_scope_badges_are_pictures_that_follow_the_palette(
                 assert note.scope.value in cell.data(Qt.ItemDataRole.ToolTipRole)
                 assert not cell.data(Qt.ItemDataRole.DisplayRole)
                 badge = cell.data(Qt.ItemDataRole.DecorationRole)
-                assert isinstance(badge, QPixmap) and not badge.isNull()
-                assert _badge_colour(badge) == theme.scope_color(note.scope, dark).name()
+                assert isinstance(badge, QIcon) and not badge.isNull()
+                colour = theme.scope_color(note.scope, dark).name()
+                assert _badge_colour(badge) == colour
+                # A selected row shows the same badge, not one tinted by the selection.
+                assert _badge_colour(badge, QIcon.Mode.Selected) == colour
+                size = badge.availableSizes()[0]
+                assert table.iconSize().width() >= size.width()  # shown whole, not shrunk
     finally:
         app.setPalette(before)
 

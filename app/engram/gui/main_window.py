@@ -229,6 +229,7 @@ class MainWindow(QMainWindow):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setIconSize(self.notes_model.badges.extent())  # the scope badges
         watch_visible_rows(self.table, self.notes_model)
         copy_id_menu(self.table, self._note_id_at)
         header = self.table.horizontalHeader()

@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QFont,
     QFontMetrics,
     QGuiApplication,
+    QIcon,
     QPainter,
     QPixmap,
     QStandardItem,
@@ -260,7 +261,7 @@ class NotesTableModel(QStandardItemModel):
     def _store_page(self, number: int, page: Page) -> Page:
         self._pages[number] = page
         closed = theme.closed_color()
-        badges = {scope: self.badges.badge(scope) for scope in Scope}
+        badges = {scope: self.badges.icon(scope) for scope in Scope}
         scope_tips = {scope: f"{scope.value}: {theme.SCOPE_MEANING[scope]}" for scope in Scope}
         # One change signal for the page, not one per cell; the view edits nothing, so the
         # items need no flags of their own.
@@ -318,25 +319,35 @@ def watch_visible_rows(view: QTableView, model: NotesTableModel) -> None:
 
 class ScopeBadges:
     """Each scope drawn once as a coloured badge with its name (per palette, font and pixel
-    ratio), then shown as the scope cell's picture. The table paints pictures in C++: a
-    Python delegate would be called for every cell on every repaint, and each call waits
-    for the interpreter while a page loads in the background."""
+    ratio), then shown as the scope cell's icon. The table paints icons in C++: a Python
+    delegate would be called for every cell on every repaint, and each call waits for the
+    interpreter while a page loads in the background."""
 
     def __init__(self) -> None:
-        self._badges: dict[tuple[Scope, bool, str, float], QPixmap] = {}
+        self._badges: dict[tuple[Scope, bool, str, float], QIcon] = {}
 
-    def badge(self, scope: Scope) -> QPixmap:
-        """The badge of `scope` in the application's palette and font."""
+    def icon(self, scope: Scope) -> QIcon:
+        """The badge of `scope` in the application's palette and font; the same picture
+        when its row is selected (a selected icon is otherwise tinted)."""
         font = QGuiApplication.font()
         dark = theme.is_dark()
         app = QGuiApplication.instance()
         ratio = app.devicePixelRatio() if isinstance(app, QGuiApplication) else 1.0
         key = (scope, dark, font.key(), ratio)
-        badge = self._badges.get(key)
-        if badge is None:
+        icon = self._badges.get(key)
+        if icon is None:
             badge = _draw_badge(scope, dark, font, ratio)
-            self._badges[key] = badge
-        return badge
+            icon = QIcon()
+            for mode in (QIcon.Mode.Normal, QIcon.Mode.Selected):
+                icon.addPixmap(badge, mode)
+            self._badges[key] = icon
+        return icon
+
+    def extent(self) -> QSize:
+        """Room for the widest badge: the table's icon size (icons are never enlarged)."""
+        metrics = QFontMetrics(QGuiApplication.font())
+        width = max(metrics.horizontalAdvance(scope.value) for scope in Scope)
+        return QSize(width + 14, metrics.height() + 2)
 
 
 def _draw_badge(scope: Scope, dark: bool, font: QFont, ratio: float) -> QPixmap:
