@@ -148,6 +148,7 @@ def test_issue8_evidence_scope_badges_are_pictures_that_follow_the_palette(
                 assert _badge_colour(badge, QIcon.Mode.Selected) == colour
                 size = badge.availableSizes()[0]
                 assert table.iconSize().width() >= size.width()  # shown whole, not shrunk
+                assert table.columnWidth(SCOPE_COLUMN) >= size.width() + 8  # and not cut off
     finally:
         app.setPalette(before)
 

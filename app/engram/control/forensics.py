@@ -38,7 +38,8 @@ def _describe(event: Event, first: Name = lambda n: f"note {n}", other: Name = s
     body = event.body
     match event.type:
         case EventType.NOTE_ADDED:
-            return f"added {body['kind']} {first(body['note'])} ({body['scope']})"
+            kind = str(body["kind"]).replace("_", " ")
+            return f"added {kind} {first(body['note'])} ({body['scope']})"
         case EventType.RESTATED:
             return f"restated {first(body['note'])}"
         case EventType.CONTRADICTED:
@@ -49,6 +50,12 @@ def _describe(event: Event, first: Name = lambda n: f"note {n}", other: Name = s
             return f"{first(body['note'])} made {body['scope']}"
         case EventType.DELETED:
             return f"deleted {first(body['note'])}"
+        case EventType.RETIRED:
+            return f"retired {first(body['note'])}, a passing note whose time was up"
+        case EventType.DUPLICATE_REMOVED:
+            return f"removed {first(body['note'])}, a duplicate of {other(body['kept'])}"
+        case EventType.MERGED:
+            return f"{len(body['merged'])} notes merged into {other(body['into'])}"
         case EventType.CONVERSATION_DELETED:
             return (
                 f"conversation {body['conversation']} deleted: "
@@ -83,7 +90,7 @@ def _describe_undo(body: Any, first: Name, other: Name) -> str:
             return f"{undid} (a deletion): {back(first)}"
 
 
-_NOTE_KEYS = ("note", "old", "new", "restored", "after")
+_NOTE_KEYS = ("note", "old", "new", "restored", "after", "kept", "into")
 
 
 def _quoting(session: PersonSession, events: list[Event]) -> Name:

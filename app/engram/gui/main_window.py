@@ -238,7 +238,8 @@ class MainWindow(QMainWindow):
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(40)
-        widths = (270, 74, 84, 82, 118, 118, 64, 150, 60)
+        badge = self.notes_model.badges.extent().width() + 8  # the badge and the cell margins
+        widths = (270, 74, max(84, badge), 82, 118, 118, 64, 150, 60)
         for column, width in enumerate(widths):
             header.resizeSection(column, width)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the spare width

@@ -54,6 +54,7 @@ SCOPE_COLUMN = 2
 NUMBER_COLUMNS = frozenset({3, 8})  # confidence, corroborators: right-aligned
 SOURCE_COLUMN = 7
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+BADGE_PAD = 12  # a scope badge's width beyond its name
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,13 +348,13 @@ class ScopeBadges:
         """Room for the widest badge: the table's icon size (icons are never enlarged)."""
         metrics = QFontMetrics(QGuiApplication.font())
         width = max(metrics.horizontalAdvance(scope.value) for scope in Scope)
-        return QSize(width + 14, metrics.height() + 2)
+        return QSize(width + BADGE_PAD, metrics.height() + 2)
 
 
 def _draw_badge(scope: Scope, dark: bool, font: QFont, ratio: float) -> QPixmap:
     metrics = QFontMetrics(font)
     text = scope.value
-    size = QSize(metrics.horizontalAdvance(text) + 14, metrics.height() + 2)
+    size = QSize(metrics.horizontalAdvance(text) + BADGE_PAD, metrics.height() + 2)
     badge = QPixmap(size * ratio)
     badge.setDevicePixelRatio(ratio)
     badge.fill(Qt.GlobalColor.transparent)
