@@ -7,7 +7,8 @@
 #     run     Qt's system libraries; the project alone           (packaging/run.sh)
 #     test    also the test-only system packages and test tools  (packaging/test.sh, CI)
 #     bundle  also PyInstaller, for packaging/bundle.sh
-#   ENGRAM_WITH_XVFB=1  (test) also what screenshots under Xvfb need.
+#   ENGRAM_WITH_XVFB=1  (test) also what screenshots under Xvfb need (and QtPdf, from
+#                       PySide6-Addons, for the access report's first page).
 # Engram itself defaults to SQLite: PostgreSQL is installed for the tests only.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,7 +49,9 @@ case "$purpose" in
   bundle) packages=("${run_packages[@]}"); extra="bundle" ;;
   test)
     packages=("${run_packages[@]}" "${test_packages[@]}"); extra="test"
-    if [ "${ENGRAM_WITH_XVFB:-0}" = 1 ]; then packages+=("${xvfb_packages[@]}"); fi
+    if [ "${ENGRAM_WITH_XVFB:-0}" = 1 ]; then
+      packages+=("${xvfb_packages[@]}"); extra="test,screenshots"
+    fi
     ;;
   *) say "--for takes run, test or bundle, not '$purpose'."; exit 2 ;;
 esac
@@ -100,9 +103,11 @@ fi
 [ "$have" = "$want" ] || have=""
 # ... and the project must still be there (a stray `pip uninstall` leaves the stamp behind).
 compgen -G "$venv/lib/python3*/site-packages/engram_inspector-*.dist-info" >/dev/null || have=""
-if [ -n "$extra" ] && [[ ",$extras," != *",$extra,"* ]]; then
-  extras="${extras:+$extras,}$extra"; have=""
-fi
+for wanted in ${extra//,/ }; do
+  if [[ ",$extras," != *",$wanted,"* ]]; then
+    extras="${extras:+$extras,}$wanted"; have=""
+  fi
+done
 if [ -z "$have" ]; then
   say "installing Engram${extras:+ with [$extras]} into $venv"
   "${pip[@]}" install --upgrade pip

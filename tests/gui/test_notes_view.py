@@ -25,9 +25,12 @@ def _texts(inspector: Inspector) -> list[str]:
 
 
 def _column(inspector: Inspector, name: str) -> list[str]:
+    """A column as read aloud (the scope column shows a badge: its name is its accessible
+    text)."""
     model = inspector.window.notes_model
     column = [key for key, _ in COLUMNS].index(name)
-    return [str(model.index(r, column).data()) for r in range(model.rowCount())]
+    role = Qt.ItemDataRole.AccessibleTextRole if name == "scope" else Qt.ItemDataRole.DisplayRole
+    return [str(model.index(r, column).data(role)) for r in range(model.rowCount())]
 
 
 def _refreshed(qtbot: Any, inspector: Inspector, action: Any) -> None:

@@ -39,6 +39,7 @@ PERSON = PersonId("pat")
 BATCH = 5_000
 SCOPES = list(Scope)
 KINDS = list(Kind)
+PHASES = ("open person again", "filter: all intervals", "scroll", "select notes")
 
 
 def build(path: Path, notes: int) -> float:
@@ -88,14 +89,21 @@ class Heartbeat:
 
         self.phase = "start"
         self.gaps: list[tuple[int, str]] = []
+        self.by_phase: dict[str, int] = {}
 
     def tick(self) -> None:
         now = self.clock.elapsed()
         gap = now - self.last
         self.worst = max(self.worst, gap)
+        self.by_phase[self.phase] = max(self.by_phase.get(self.phase, 0), gap)
         if gap > 50:
             self.gaps.append((gap, self.phase))
         self.last = now
+
+    def enter(self, phase: str) -> None:
+        """Gaps from here on count for `phase` (a gap spanning the change counts for it)."""
+        self.phase = phase
+        self.by_phase.setdefault(phase, 0)
 
 
 def wait(app: QApplication, done: callable, limit: float = 120.0) -> None:  # type: ignore[valid-type]
@@ -141,26 +149,27 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
         app.processEvents()
 
     beat = Heartbeat()
-    beat.phase = "open person again"
+    beat.enter(PHASES[0])
     shown.clear()
     controller.open_person(str(PERSON))
     wait(app, lambda: bool(shown) and not controller.tasks.busy)
-    beat.phase = "filter: all intervals"
+    beat.enter(PHASES[1])
     shown.clear()
     window.filters.status.setCurrentIndex(1)
     wait(app, lambda: bool(shown) and not controller.tasks.busy)
-    beat.phase = "scroll"
+    beat.enter(PHASES[2])
     for page in range(pages, 0, -1):  # as a person scrolls: the view repaints on its own
         window.table.scrollTo(model.index(min(model.rowCount() - 1, page * step + 7), 0))
         end = time.perf_counter() + 0.05
         while time.perf_counter() < end:
             app.processEvents()
             time.sleep(0.001)
-    beat.phase = "select notes"
+    beat.enter(PHASES[3])
     for row in (0, model.rowCount() // 2, model.rowCount() - 1):
         window.table.selectRow(row)
         wait(app, lambda: not controller.tasks.busy)
     worst_block = beat.worst
+    beat.timer.stop()
     if os.environ.get("BENCH_VERBOSE"):
         print("  gaps over 50 ms:", sorted(beat.gaps, reverse=True)[:6])
     rows = model.rowCount()
@@ -174,12 +183,14 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
         "worst_block_ms": float(worst_block),
         "first_show_block_ms": float(first_show.worst),
         "rows": float(rows),
+        **{f"block:{phase}": float(beat.by_phase.get(phase, 0)) for phase in PHASES},
     }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="10k instead of 100k notes")
+    parser.add_argument("--rounds", type=int, default=3, help="samples of each store size")
     args = parser.parse_args()
     big = 10_000 if args.quick else 100_000
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -189,7 +200,7 @@ def main() -> int:
         print(f"building 1,000 notes: {build(small_path, 1_000):.1f} s")
         print(f"building {big:,} notes: {build(big_path, big):.1f} s")
         runs = {"1k": [], "big": []}
-        for _ in range(3):  # interleaved, so machine noise hits both alike
+        for _ in range(args.rounds):  # interleaved, so machine noise hits both alike
             runs["1k"].append(measure(app, small_path, folder, 10))
             runs["big"].append(measure(app, big_path, folder, 10))
     small = {k: statistics.median(r[k] for r in runs["1k"]) for k in runs["1k"][0]}
@@ -211,6 +222,13 @@ def main() -> int:
         f"{'longest UI-thread block':<28}{small['worst_block_ms']:>10.0f}ms"
         f"{large['worst_block_ms']:>14.0f}ms{'':>8}{'<= 50ms':>9}  {verdict} (worst {worst:.0f} ms)"
     )
+    print()
+    print("longest block per phase, every sample (1k | big):")
+    for phase in PHASES:
+        key = f"block:{phase}"
+        small_runs = " ".join(f"{r[key]:3.0f}" for r in runs["1k"])
+        big_runs = " ".join(f"{r[key]:3.0f}" for r in runs["big"])
+        print(f"  {phase:<24}{small_runs}  | {big_runs}  ms")
     return 0
 
 

@@ -6,6 +6,7 @@ One of the five modules allowed the unscoped accessor (S5): an export must hold 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from engram.engine.unscoped import unscoped_notes
 from engram.model.clock import iso
 from engram.model.conversation import EntryKind
 from engram.model.events import Event, EventType
+from engram.model.ids import NoteId
 from engram.store import conversation_log, journal, projection_memory, projection_state
 from engram.store.store import Store
 from engram.store.verify import Cancelled, Progress, VerifyReport, verify
@@ -25,50 +27,103 @@ from engram.store.verify import Cancelled, Progress, VerifyReport, verify
 _TEXT_EVENTS = {EventType.DELETED: "reason", EventType.DIGEST_LINE_ADDED: "line"}
 
 
-def _describe(event: Event) -> str:
+Name = Callable[[str], str]
+SAID_CHARS = 60  # a note quoted in the audit log's words
+
+
+def _describe(event: Event, first: Name = lambda n: f"note {n}", other: Name = str) -> str:
+    """What an event did. Notes are named by `first` where a sentence starts with one and
+    by `other` after that: by id ("note n_1 corrected as n_2"), or, for people, by their
+    words (see `_quoting`)."""
     body = event.body
     match event.type:
         case EventType.NOTE_ADDED:
-            return f"added {body['kind']} note {body['note']} ({body['scope']})"
+            kind = str(body["kind"]).replace("_", " ")
+            return f"added {kind} {first(body['note'])} ({body['scope']})"
         case EventType.RESTATED:
-            return f"restated note {body['note']}"
+            return f"restated {first(body['note'])}"
         case EventType.CONTRADICTED:
-            return f"note {body['old']} contradicted by {body['new']}"
+            return f"{first(body['old'])} contradicted by {other(body['new'])}"
         case EventType.CORRECTED:
-            return f"note {body['old']} corrected as {body['note']}"
+            return f"{first(body['old'])} corrected as {other(body['note'])}"
         case EventType.SCOPE_CHANGED:
-            return f"note {body['note']} made {body['scope']}"
+            return f"{first(body['note'])} made {body['scope']}"
         case EventType.DELETED:
-            return f"deleted note {body['note']}"
+            return f"deleted {first(body['note'])}"
+        case EventType.RETIRED:
+            return f"retired {first(body['note'])}, a passing note whose time was up"
+        case EventType.DUPLICATE_REMOVED:
+            return f"removed {first(body['note'])}, a duplicate of {other(body['kept'])}"
+        case EventType.MERGED:
+            return f"{len(body['merged'])} notes merged into {other(body['into'])}"
         case EventType.CONVERSATION_DELETED:
             return (
                 f"conversation {body['conversation']} deleted: "
                 f"{len(body.get('closed', []))} notes closed"
             )
         case EventType.REOPENED:
-            return f"note {body['note']} reopened: {body['after']}, which contradicted it, went"
+            return (
+                f"{first(body['note'])} reopened: {other(body['after'])}, which contradicted "
+                "it, went"
+            )
         case EventType.ITEM_USED:
             return f"{len(body['notes'])} notes used via {body.get('via', 'assembly')}"
         case EventType.UNDONE:
-            return _describe_undo(body)
+            return _describe_undo(body, first, other)
         case _:
             return event.type.value.replace("_", " ")
 
 
-def _describe_undo(body: Any) -> str:
+def _describe_undo(body: Any, first: Name, other: Name) -> str:
     undid = f"undid event {body['undoes']}"
+
+    def back(name: Name) -> str:
+        restored, new = name(body["restored"]), other(body["new"])
+        return f"{restored} restored" + (f" as {new}" if new != restored else "")
+
     match body["action"]:
         case "edit":
-            closed = f"note {body['note']} closed"
-            return f"{undid} (an edit): {closed}, {body['restored']} restored as {body['new']}"
+            return f"{undid} (an edit): {first(body['note'])} closed, {back(other)}"
         case "rescope":
-            return f"{undid} (a change of scope): note {body['note']} back to {body['scope']}"
+            return f"{undid} (a change of scope): {first(body['note'])} back to {body['scope']}"
         case _:
-            return f"{undid} (a deletion): note {body['restored']} restored as {body['new']}"
+            return f"{undid} (a deletion): {back(first)}"
+
+
+_NOTE_KEYS = ("note", "old", "new", "restored", "after", "kept", "into")
+
+
+def _quoting(session: PersonSession, events: list[Event]) -> Name:
+    """Names a note by its words ("“Lives in Grenoble.”"), for the audit log people read."""
+    ids = {
+        NoteId(value)
+        for event in events
+        for key in _NOTE_KEYS
+        if isinstance(value := event.body.get(key), str) and value
+    }
+    notes = memory_control.notes_by_ids(session, sorted(ids))
+    texts: dict[str, str | None] = {
+        str(note): text for note, text in memory_control.texts_of(session, notes).items()
+    }
+
+    def quoted(note: str) -> str:
+        if note not in texts:
+            return f"note {note}"
+        text = texts[note]
+        if text is None:
+            return "a note whose words were removed"
+        if len(text) > SAID_CHARS:
+            text = text[: SAID_CHARS - 1].rstrip() + "…"
+        return f"“{text}”"
+
+    return quoted
 
 
 def audit_log(session: PersonSession, *, limit: int | None = None) -> list[dict[str, Any]]:
-    """The person's journal as a readable log: time, actor, action, cause (newest last)."""
+    """The person's journal as a readable log: time, actor, action, cause (newest last).
+
+    `action` names notes by id (the command line); `said` quotes their words, and
+    `cause_started` says when the conversation that caused an event began (the inspector)."""
     store, person = session.store, session.person
     with store.read() as conn:
         after = 0 if limit is None else max(0, journal.head_seq(conn, person) - limit)
@@ -76,15 +131,20 @@ def audit_log(session: PersonSession, *, limit: int | None = None) -> list[dict[
         texts = journal.texts(
             store, conn, person, [e.seq for e in events if e.type in _TEXT_EVENTS]
         )
+        started = {str(c.id): c.created_at for c in conversation_log.for_person(conn, person)}
+    quoted = _quoting(session, events)
     rows = []
     for event in events:
+        cause = event.cause.to_json() if event.cause else None
         row: dict[str, Any] = {
             "seq": event.seq,
             "at": iso(event.at),
             "actor": event.actor,
             "type": event.type.value,
             "action": _describe(event),
-            "cause": event.cause.to_json() if event.cause else None,
+            "said": _describe(event, quoted, quoted),  # notes by their words, for people
+            "cause": cause,
+            "cause_started": iso(started.get(str((cause or {}).get("conversation")))),
         }
         label = _TEXT_EVENTS.get(event.type)
         if label and texts.get(event.seq):

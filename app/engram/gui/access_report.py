@@ -147,7 +147,8 @@ def report_html(report: AccessReport) -> str:
 
 def _action(row: dict[str, Any]) -> str:
     extra = row.get("reason") or row.get("line")
-    return f"{row['action']} — “{extra}”" if extra else str(row["action"])
+    said = str(row.get("said", row["action"]))  # notes by their words, not their ids
+    return f"{said} — “{extra}”" if extra else said
 
 
 def _conversations(report: AccessReport) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
@@ -17,19 +18,39 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.gui.notes_model import day
+
 COLUMNS = ("When", "Actor", "Action", "Cause")
 Index = QModelIndex | QPersistentModelIndex
 
 
 def _cells(row: dict[str, Any]) -> tuple[str, str, str, str]:
-    cause = row.get("cause") or {}
     extra = row.get("reason") or ""
     return (
         (row["at"] or "")[:19].replace("T", " "),
         row["actor"],
-        row["action"] + (f" — “{extra}”" if extra else ""),
-        " · ".join(v for v in (cause.get("conversation"), cause.get("turn")) if v),
+        row.get("said", row["action"]) + (f" — “{extra}”" if extra else ""),
+        _cause(row),
     )
+
+
+def _cause(row: dict[str, Any]) -> str:
+    """The conversation an event came from, by the day it began ("chat of 7 Nov")."""
+    if not row.get("cause"):
+        return ""
+    started = row.get("cause_started")
+    if not started:
+        return "a chat since deleted"
+    return f"chat of {day(datetime.fromisoformat(started))}"
+
+
+def _tooltip(row: dict[str, Any]) -> str:
+    """The row with its ids, for whoever needs to find it elsewhere ("Copy id" people)."""
+    cause = row.get("cause") or {}
+    ids = " · ".join(
+        f"{name} {value}" for name, value in cause.items() if isinstance(value, str) and value
+    )
+    return f"entry {row['seq']}: {row['action']}" + (f"\ncause: {ids}" if ids else "")
 
 
 class AuditModel(QAbstractTableModel):
@@ -59,9 +80,13 @@ class AuditModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+        if not index.isValid():
             return None
-        return _cells(self.rows[index.row()])[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _cells(self.rows[index.row()])[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _tooltip(self.rows[index.row()])
+        return None
 
 
 class AuditPanel(QWidget):

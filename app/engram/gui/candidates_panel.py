@@ -133,7 +133,8 @@ class CandidatesPanel(QWidget):
         self.table.setRowCount(len(rows))
         for r, c in enumerate(rows):
             flags = " ".join(f for f in ("sensitive", "ambiguous") if c[f])
-            cells = (c["status"], str(c["revision"]), c["kind"], flags, c["text"] or "[text gone]")
+            kind = c["kind"].replace("_", " ")
+            cells = (c["status"], str(c["revision"]), kind, flags, c["text"] or "[text gone]")
             for column, value in enumerate(cells):
                 item = QTableWidgetItem(value)
                 item.setData(ID_ROLE, c["id"])
@@ -186,8 +187,9 @@ class CandidatesPanel(QWidget):
         )
         self.details.setHtml(
             f"<h3>{e(candidate['text'] or '[text gone]')}</h3>"
-            f"<p>{e(candidate['kind'])} · {e(candidate['scope'])} · confidence "
-            f"{candidate['confidence_bp']} bp · revision {candidate['revision']} · "
+            f"<p>{e(candidate['kind'].replace('_', ' '))} · {e(candidate['scope'])} · "
+            f"confidence {candidate['confidence_bp'] / 100:.0f}% · revision "
+            f"{candidate['revision']} · "
             f"{e(candidate['status'])}{link}</p>{relation}{caution}"
             f"<table cellspacing='6'>{rows}</table>"
         )

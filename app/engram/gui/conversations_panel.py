@@ -233,6 +233,11 @@ class ConversationsPanel(QWidget):
         """Render turns with anchors; scroll to the highlighted turn."""
         self._entries = entries
         e = html.escape
+        tools = {
+            str(entry.ref): str(entry.body.get("name"))
+            for entry, _ in entries
+            if entry.kind is EntryKind.TOOL_CALL and entry.ref and entry.body.get("name")
+        }
         parts = []
         for entry, text in entries:
             mark = entry.ref == self.highlight and self.highlight is not None
@@ -252,7 +257,8 @@ class ConversationsPanel(QWidget):
                     body += f" <a href='excise:{e(entry.ref or '')}'>remove this result…</a>"
             elif entry.kind is EntryKind.EXCISION:
                 call = entry.body.get("call")
-                what = f"the result of {e(str(call))}" if call else "content"
+                tool = tools.get(str(call)) if call else None  # the tool's name, not the call id
+                what = f"the result of {e(tool or 'a tool call')}" if call else "content"
                 head = f"✂ {e(entry.author or 'an administrator')} removed {what}"
                 body = f"<i>Reason: {e(text or 'not given')}</i>"
             else:

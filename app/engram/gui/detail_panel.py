@@ -51,7 +51,7 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     if closed:
         parts.append(f"<p>{closing_sentence(closed)}</p>")
     conf = detail["confidence"]
-    corroborators = ", ".join(e(c) for c in conf["corroborators"]) or "none yet"
+    corroborators = _corroborators(conf["corroborators"], detail["sources"])
     parts.append(
         f"<p><b>Confidence</b> {conf['confidence_bp'] / 100:.0f}%<br>"
         f"<tt>{e(conf['formula'])}</tt> basis points<br>"
@@ -107,6 +107,19 @@ CLOSURES = {
     "conversation_deleted": "its conversation deleted",
     "scope_changed": "a change of scope",
 }
+
+
+def _corroborators(conversations: list[str], sources: list[dict[str, Any]]) -> str:
+    """The conversations that confirmed a note, by the day it was said there ("the
+    conversations of 18 Oct and 26 Oct"); their ids in the tooltip."""
+    if not conversations:
+        return "none yet"
+    said = {s["conversation"]: _day(s["at"]) for s in reversed(sources)}  # the first time
+    days = [said.get(c, "a day no longer on record") for c in conversations]
+    listed = days[0] if len(days) == 1 else f"{', '.join(days[:-1])} and {days[-1]}"
+    ids = html.escape(", ".join(conversations))
+    noun = "conversation" if len(days) == 1 else "conversations"
+    return f"<span title='{ids}'>the {noun} of {listed}</span>"
 
 
 def _day(value: str | None) -> str:

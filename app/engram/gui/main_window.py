@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QDateTime, QPoint, Qt, QTimeZone, Signal
+from PySide6.QtCore import QDateTime, QEvent, QPoint, Qt, QTimeZone, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -34,9 +34,7 @@ from engram.gui.detail_panel import DetailPanel
 from engram.gui.empty_state import EmptyState
 from engram.gui.notes_model import (
     NOTE_ID_ROLE,
-    SCOPE_COLUMN,
     NotesTableModel,
-    ScopeBadgeDelegate,
     watch_visible_rows,
 )
 from engram.gui.timeline_view import TimelineLegend, TimelineView
@@ -230,8 +228,8 @@ class MainWindow(QMainWindow):
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(24)
-        self.table.setItemDelegateForColumn(SCOPE_COLUMN, ScopeBadgeDelegate(self.table))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setIconSize(self.notes_model.badges.extent())  # the scope badges
         watch_visible_rows(self.table, self.notes_model)
         copy_id_menu(self.table, self._note_id_at)
         header = self.table.horizontalHeader()
@@ -240,7 +238,8 @@ class MainWindow(QMainWindow):
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(40)
-        widths = (270, 74, 84, 82, 118, 118, 64, 150, 60)
+        badge = self.notes_model.badges.extent().width() + 8  # the badge and the cell margins
+        widths = (270, 74, max(84, badge), 82, 118, 118, 64, 150, 60)
         for column, width in enumerate(widths):
             header.resizeSection(column, width)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the spare width
@@ -433,6 +432,11 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.closing.emit()
         super().closeEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:  # light to dark: the rows follow
+            self.notes_model.restyle()
+        super().changeEvent(event)
 
     def show_inspector(self, shown: bool) -> None:
         """Switch between the unlock page and the inspector. Actions that need a target

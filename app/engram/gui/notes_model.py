@@ -9,20 +9,22 @@ so painting never calls Python per cell.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
-from PySide6.QtCore import (
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    QPoint,
-    QRect,
-    QSize,
-    Qt,
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import (
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QIcon,
+    QPainter,
+    QPixmap,
+    QStandardItem,
+    QStandardItemModel,
 )
-from PySide6.QtGui import QPainter, QPalette, QPixmap, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
+from PySide6.QtWidgets import QTableView
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
@@ -46,18 +48,50 @@ COLUMNS = (
 )
 SORT_KEYS = {1: "kind", 2: "scope", 3: "confidence", 4: "valid_from", 5: "valid_to", 6: "status"}
 NOTE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+DECORATION = Qt.ItemDataRole.DecorationRole
+ACCESSIBLE = Qt.ItemDataRole.AccessibleTextRole
 SCOPE_COLUMN = 2
 NUMBER_COLUMNS = frozenset({3, 8})  # confidence, corroborators: right-aligned
 SOURCE_COLUMN = 7
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+BADGE_PAD = 12  # a scope badge's width beyond its name
 
-Index = QModelIndex | QPersistentModelIndex
-Page = tuple[list[Note], dict[NoteId, str | None]]
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A note as the table shows it, its cells formatted where it was read (off the UI
+    thread), so storing a page on the UI thread only makes items."""
+
+    note: Note
+    cells: tuple[str, ...]  # one per column; the scope's is empty (it shows a badge)
+    text_tip: str
+    source_tip: str
+
+
+Page = list[Row]
+
+
+def rows_of(notes: Sequence[Note], texts: dict[NoteId, str | None]) -> Page:
+    """Format notes and their texts into table rows."""
+    return [_row(note, texts.get(note.id)) for note in notes]
+
+
+def _row(note: Note, text: str | None) -> Row:
+    cells = tuple(
+        "" if column == SCOPE_COLUMN else _cell(note, key, text)
+        for column, (key, _) in enumerate(COLUMNS)
+    )
+    sources = "\n".join(
+        f"conversation {s.conversation}" + (f", turn {s.turn}" if s.turn else "")
+        for s in note.sources
+    )
+    return Row(note, cells, f"{text or ''}\n\nid {note.id}", sources)
 
 
 class NotesSource(Protocol):
     """Where the rows come from. Sources are built off the UI thread with their first page
-    (notes and decrypted texts) ready; `load` reads any other page and runs there too."""
+    (notes, decrypted texts, formatted cells) ready; `load` reads any other page and runs
+    there too."""
 
     first: Page
 
@@ -77,7 +111,7 @@ class LiveSource:
         self.session = session
         self.filter = note_filter
         self._total, notes = memory_control.page(session, note_filter, offset=0, limit=PAGE)
-        self.first: Page = (notes, memory_control.texts_of(session, notes))
+        self.first: Page = rows_of(notes, memory_control.texts_of(session, notes))
         self.ids: list[NoteId] | None = None
 
     def load_ids(self) -> None:
@@ -93,7 +127,7 @@ class LiveSource:
             notes = memory_control.notes_by_ids(self.session, ids[offset : offset + limit])
         else:
             notes = memory_control.page(self.session, self.filter, offset=offset, limit=limit)[1]
-        return notes, memory_control.texts_of(self.session, notes)
+        return rows_of(notes, memory_control.texts_of(self.session, notes))
 
 
 class ListSource:
@@ -110,7 +144,7 @@ class ListSource:
     def load(self, offset: int, limit: int) -> Page:
         notes = self._items[offset : offset + limit]
         texts = memory_control.texts_of(self.session, notes) if self.session else {}
-        return notes, texts
+        return rows_of(notes, texts)
 
 
 def day(moment: datetime) -> str:
@@ -156,10 +190,10 @@ class NotesTableModel(QStandardItemModel):
         self.session = session
         self._source: NotesSource = ListSource([])
         self.loader: Callable[[Callable[[], Page], Callable[[Page], None]], None] | None = None
-        self._pages: dict[int, list[Note]] = {}
-        self._texts: dict[NoteId, str | None] = {}
+        self._pages: dict[int, Page] = {}
         self._loading: set[int] = set()
         self._total = 0
+        self.badges = ScopeBadges()
 
     # -- what the controller calls
     def set_source(self, session: PersonSession | None, source: NotesSource) -> None:
@@ -170,13 +204,18 @@ class NotesTableModel(QStandardItemModel):
         self._source = source
         self._total = source.total()
         self._pages.clear()
-        self._texts.clear()
         self._loading.clear()
         self.setRowCount(0)
         self.setRowCount(self._total)
         self._store_page(0, source.first)
         self.blockSignals(False)
         self.endResetModel()
+
+    def restyle(self) -> None:
+        """Draw the loaded rows again in the current palette (the window's palette changed:
+        badges and closed rows follow it)."""
+        for number, page in list(self._pages.items()):
+            self._store_page(number, page)
 
     def clear_rows(self) -> None:
         """Drop every row and decrypted text (locking)."""
@@ -203,9 +242,9 @@ class NotesTableModel(QStandardItemModel):
             if page is None:
                 return None
         offset = row % PAGE
-        return page[offset] if offset < len(page) else None
+        return page[offset].note if offset < len(page) else None
 
-    def _fetch(self, number: int) -> list[Note] | None:
+    def _fetch(self, number: int) -> Page | None:
         source = self._source
         if self.loader is None:
             return self._store_page(number, source.load(number * PAGE, PAGE))
@@ -220,55 +259,46 @@ class NotesTableModel(QStandardItemModel):
             self.loader(lambda: source.load(number * PAGE, PAGE), arrived)
         return None
 
-    def _store_page(self, number: int, loaded: Page) -> list[Note]:
-        notes, texts = loaded
-        self._pages[number] = list(notes)
-        self._texts.update(texts)
+    def _store_page(self, number: int, page: Page) -> Page:
+        self._pages[number] = page
         closed = theme.closed_color()
+        badges = {scope: self.badges.icon(scope) for scope in Scope}
+        scope_tips = {scope: f"{scope.value}: {theme.SCOPE_MEANING[scope]}" for scope in Scope}
         # One change signal for the page, not one per cell; the view edits nothing, so the
         # items need no flags of their own.
         blocked = self.blockSignals(True)
-        for offset, note in enumerate(notes):
+        for offset, entry in enumerate(page):
             row = number * PAGE + offset
             if row >= self._total:
                 break
-            text = texts.get(note.id)
+            note = entry.note
+            items = [QStandardItem(cell) for cell in entry.cells]
+            items[0].setToolTip(entry.text_tip)
+            items[0].setData(note.id, NOTE_ID_ROLE)
+            badge = items[SCOPE_COLUMN]  # its picture, and its name for screen readers
+            badge.setData(badges[note.scope], DECORATION)
+            badge.setData(note.scope.value, ACCESSIBLE)
+            badge.setToolTip(scope_tips[note.scope])
+            for column in NUMBER_COLUMNS:
+                items[column].setTextAlignment(RIGHT)
+            if entry.source_tip:
+                items[SOURCE_COLUMN].setToolTip(entry.source_tip)
             dim = theme.status_is_closed(note.status)
-            for column, (key, _) in enumerate(COLUMNS):
-                item = QStandardItem(_cell(note, key, text))
+            for column, item in enumerate(items):
                 if dim:
                     item.setForeground(closed)
-                if column == 0:
-                    item.setToolTip(f"{text or ''}\n\nid {note.id}")
-                    item.setData(note.id, NOTE_ID_ROLE)
-                elif column == SCOPE_COLUMN:
-                    item.setToolTip(theme.SCOPE_MEANING[note.scope])
-                elif column in NUMBER_COLUMNS:
-                    item.setTextAlignment(RIGHT)
-                elif column == SOURCE_COLUMN and note.sources:
-                    item.setToolTip(
-                        "\n".join(
-                            f"conversation {s.conversation}"
-                            + (f", turn {s.turn}" if s.turn else "")
-                            for s in note.sources
-                        )
-                    )
                 self.setItem(row, column, item)
         self.blockSignals(blocked)
-        if notes and not blocked:
-            last = min(self._total, number * PAGE + len(notes)) - 1
+        if page and not blocked:
+            last = min(self._total, number * PAGE + len(page)) - 1
             self.dataChanged.emit(self.index(number * PAGE, 0), self.index(last, len(COLUMNS) - 1))
-        return self._pages[number]
-
-    def text_of(self, note: Note) -> str | None:
-        """The decrypted text of a note on a loaded page."""
-        return self._texts.get(note.id)
+        return page
 
     def row_of(self, note_id: str) -> int | None:
         """The row of a note among pages already loaded."""
         for number, page in self._pages.items():
-            for offset, note in enumerate(page):
-                if note.id == note_id:
+            for offset, entry in enumerate(page):
+                if entry.note.id == note_id:
                     return number * PAGE + offset
         return None
 
@@ -288,49 +318,53 @@ def watch_visible_rows(view: QTableView, model: NotesTableModel) -> None:
     model.modelReset.connect(visible)
 
 
-class ScopeBadgeDelegate(QStyledItemDelegate):
-    """Draws the scope as a coloured badge with its name (each badge drawn once, then
-    copied: a table repaints many rows, and painting from Python is slow)."""
+class ScopeBadges:
+    """Each scope drawn once as a coloured badge with its name (per palette, font and pixel
+    ratio), then shown as the scope cell's icon. The table paints icons in C++: a Python
+    delegate would be called for every cell on every repaint, and each call waits for the
+    interpreter while a page loads in the background."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._badges: dict[tuple[str, bool, int, str], QPixmap] = {}
+    def __init__(self) -> None:
+        self._badges: dict[tuple[Scope, bool, str, float], QIcon] = {}
 
-    def _badge(self, text: str, dark: bool, option: QStyleOptionViewItem) -> QPixmap:
-        metrics = option.fontMetrics
-        key = (text, dark, metrics.height(), option.font.key())
-        badge = self._badges.get(key)
-        if badge is None:
-            scope = Scope(text)
-            ratio = option.widget.devicePixelRatioF() if option.widget else 1.0
-            size = QSize(metrics.horizontalAdvance(text) + 14, metrics.height() + 2)
-            badge = QPixmap(size * ratio)
-            badge.setDevicePixelRatio(ratio)
-            badge.fill(Qt.GlobalColor.transparent)
-            painter = QPainter(badge)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setFont(option.font)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(theme.scope_color(scope, dark))
-            painter.drawRoundedRect(QRect(QPoint(0, 0), size), 7, 7)
-            painter.setPen(theme.badge_text_color(scope, dark))
-            painter.drawText(QRect(QPoint(0, 0), size), Qt.AlignmentFlag.AlignCenter, text)
-            painter.end()
-            self._badges[key] = badge
-        return badge
+    def icon(self, scope: Scope) -> QIcon:
+        """The badge of `scope` in the application's palette and font; the same picture
+        when its row is selected (a selected icon is otherwise tinted)."""
+        font = QGuiApplication.font()
+        dark = theme.is_dark()
+        app = QGuiApplication.instance()
+        ratio = app.devicePixelRatio() if isinstance(app, QGuiApplication) else 1.0
+        key = (scope, dark, font.key(), ratio)
+        icon = self._badges.get(key)
+        if icon is None:
+            badge = _draw_badge(scope, dark, font, ratio)
+            icon = QIcon()
+            for mode in (QIcon.Mode.Normal, QIcon.Mode.Selected):
+                icon.addPixmap(badge, mode)
+            self._badges[key] = icon
+        return icon
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-        if not text:
-            super().paint(painter, option, index)
-            return
-        style = option.widget.style() if option.widget else None
-        if style is not None:
-            style.drawPrimitive(
-                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
-            )
-        dark = option.palette.color(QPalette.ColorRole.Base).lightness() < 128
-        badge = self._badge(text, dark, option)
-        rect: QRect = option.rect
-        top = rect.center().y() - round(badge.deviceIndependentSize().height()) // 2
-        painter.drawPixmap(QPoint(rect.left() + 4, top), badge)
+    def extent(self) -> QSize:
+        """Room for the widest badge: the table's icon size (icons are never enlarged)."""
+        metrics = QFontMetrics(QGuiApplication.font())
+        width = max(metrics.horizontalAdvance(scope.value) for scope in Scope)
+        return QSize(width + BADGE_PAD, metrics.height() + 2)
+
+
+def _draw_badge(scope: Scope, dark: bool, font: QFont, ratio: float) -> QPixmap:
+    metrics = QFontMetrics(font)
+    text = scope.value
+    size = QSize(metrics.horizontalAdvance(text) + BADGE_PAD, metrics.height() + 2)
+    badge = QPixmap(size * ratio)
+    badge.setDevicePixelRatio(ratio)
+    badge.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(badge)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setFont(font)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(theme.scope_color(scope, dark))
+    painter.drawRoundedRect(QRect(QPoint(0, 0), size), 7, 7)
+    painter.setPen(theme.badge_text_color(scope, dark))
+    painter.drawText(QRect(QPoint(0, 0), size), Qt.AlignmentFlag.AlignCenter, text)
+    painter.end()
+    return badge

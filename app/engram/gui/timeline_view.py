@@ -28,6 +28,7 @@ ROW = 22
 LABEL = 260
 AXIS = 28
 MARGIN = 12
+TICK_DAYS = (1, 2, 7, 14, 28, 56, 91, 182, 364, 728)  # the axis' steps, finest that fits
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,20 +136,31 @@ class TimelineView(QWidget):
                 label,
             )
 
-    def _axis(self, painter: QPainter, text_color: QColor, grid: QColor) -> None:
-        span = self._now - self._start
-        step = timedelta(days=1) if span <= timedelta(days=20) else timedelta(days=7)
-        if span > timedelta(days=200):
-            step = timedelta(days=30)
+    def axis_ticks(self) -> list[tuple[float, str | None]]:
+        """Where the axis has a grid line, and its date where one fits: ticks are spaced
+        so that no two dates touch, and a date that would run past the edge is left out."""
+        metrics = self.fontMetrics()
+        room = metrics.horizontalAdvance("30 Sep") + 12
+        per_day = (self._x(self._start + timedelta(days=1)) - self._x(self._start)) or 1.0
+        days = next((d for d in TICK_DAYS if d * per_day >= room), TICK_DAYS[-1])
+        step = timedelta(days=days)
         tick = self._start.replace(hour=0, minute=0, second=0, microsecond=0) + step
-        painter.setPen(text_color)
+        ticks: list[tuple[float, str | None]] = []
         while tick < self._now:
             x = self._x(tick)
+            label = tick.strftime("%d %b")
+            fits = x + 3 + metrics.horizontalAdvance(label) <= self.width() - 2
+            ticks.append((x, label if fits else None))
+            tick += step
+        return ticks
+
+    def _axis(self, painter: QPainter, text_color: QColor, grid: QColor) -> None:
+        for x, label in self.axis_ticks():
             painter.setPen(grid)
             painter.drawLine(QPointF(x, AXIS - 4), QPointF(x, self.height()))
-            painter.setPen(text_color)
-            painter.drawText(QPointF(x + 3, AXIS - 10), tick.strftime("%d %b"))
-            tick += step
+            if label is not None:
+                painter.setPen(text_color)
+                painter.drawText(QPointF(x + 3, AXIS - 10), label)
         painter.setPen(QPen(text_color, 1, Qt.PenStyle.DashLine))
         now_x = self._x(self._now)
         painter.drawLine(QPointF(now_x, AXIS - 4), QPointF(now_x, self.height()))

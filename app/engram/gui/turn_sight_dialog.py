@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayo
 from engram.control.turn_block import SeenBlock, SeenNote, TurnSight
 
 NOTE_LINK = "note:"
+FIT_WIDTH = 720
 SECTIONS = {
     "language": "language",
     "tone": "tone",
@@ -141,6 +142,17 @@ class TurnSightDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        self._fit(parent)
+
+    def _fit(self, parent: QWidget | None) -> None:
+        """Open tall enough for the block and its ranked notes, where the screen allows
+        (at its minimum size only the block's first lines showed)."""
+        screen = (parent or self).screen().availableGeometry()
+        width = max(FIT_WIDTH if screen.width() > FIT_WIDTH else screen.width() * 9 // 10, 560)
+        document = self.page.document()
+        document.setTextWidth(width - 48)  # the page's frame and margins
+        wanted = int(document.size().height()) + 80  # and the Close button
+        self.resize(width, max(480, min(wanted, screen.height() * 85 // 100)))
 
     def _link(self, url: QUrl) -> None:
         target = url.toString()

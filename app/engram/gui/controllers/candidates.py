@@ -38,7 +38,9 @@ class CandidatesController(PanelController):
     def _show_count(self, pending: int | None) -> None:
         tabs = self.w.tabs
         label = "Ca&ndidates" if not pending else f"Ca&ndidates ({pending})"
-        tabs.setTabText(tabs.indexOf(self.w.candidates), label)
+        index = tabs.indexOf(self.w.candidates)
+        if tabs.tabText(index) != label:  # setting it anyway lays out and repaints every tab
+            tabs.setTabText(index, label)
 
     def _count_pending(self) -> None:
         session = self.hub.session

@@ -211,16 +211,19 @@ class NotesController(PanelController):
         def done(source: NotesSource) -> None:
             if task is not self._notes_task:
                 return  # a newer listing replaced this one
+            # A new list starts at its top, where its first page already is. Scroll there
+            # before the reset, or the reset asks for the pages under the old scroll
+            # position: loads nobody sees, working while the window repaints.
+            self.w.table.scrollToTop()
             self.w.notes_model.set_source(session, source)
-            self.w.table.scrollToTop()  # a new list starts at its top (and its first page)
-            if isinstance(source, LiveSource):
-                self.hub.run(lambda _: source.load_ids())
             total = source.total()
             # The moment goes in the banner, not here: a long label would widen the window.
             self.w.filters.count.setText(f"{total} note{'s' if total != 1 else ''}")
             self.w.time_travel_banner.show_moment(_moment_text(moment))
             self._reselect()
             self.notes_shown.emit()
+            if isinstance(source, LiveSource):  # last: it works in Python beside the repaint
+                self.hub.run(lambda _: source.load_ids(), background=True)
 
         if self._notes_task is not None:
             self._notes_task.context.cancel()  # a search still decrypting stops early

@@ -73,9 +73,10 @@ class PeopleController(QObject):
         listing.blockSignals(True)
         listing.clear()
         for person in people:
+            # One line each: a narrow list wraps between them, never inside "7 chats".
+            chats = f"{person.conversations} chat{'s' if person.conversations != 1 else ''}"
             item = QListWidgetItem(
-                f"{person.id}\n{person.active_notes} active of {person.all_notes} · "
-                f"{person.conversations} chats"
+                f"{person.id}\n{person.active_notes} active of {person.all_notes}\n{chats}"
             )
             item.setToolTip(
                 f"{person.active_notes} active notes, {person.all_notes} in all, "
