@@ -202,6 +202,7 @@ class MainWindow(QMainWindow):
         describe(self.people, "People in this store", "Whose memory to show (right-click: Copy id)")
         copy_id_menu(self.people, self._person_id_at)
         self.people.setWordWrap(True)  # long names wrap; never a sideways scroll bar
+        self.people.setSpacing(4)  # each person's three lines read as one entry
         self.people.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         people_layout.addWidget(self.people)
         split.addWidget(people)
