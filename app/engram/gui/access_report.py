@@ -77,7 +77,9 @@ def _note(item: ReportNote) -> str:
         f"From: {_e('; '.join(item.sources))}",
     ]
     if note.corroborators:
-        lines.append(f"<br/>Confirmed again in {len(note.corroborators)} other conversation(s)")
+        count = len(note.corroborators)
+        others = "1 other conversation" if count == 1 else f"{count} other conversations"
+        lines.append(f"<br/>Confirmed again in {others}")
     if item.closed:
         lines.append(f"<br/>{_e(item.closed)}")
     lines.append(f'<br/><span class="small">id {_e(note.id)}</span></p>')

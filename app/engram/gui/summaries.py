@@ -80,5 +80,5 @@ def erasure_summary(report: dict[str, Any]) -> str:
         )
     record = report.get("erasure_record")
     if record:
-        lines += ["", f"Erasure record: {record}"]
+        lines += ["", f"This is erasure record number {record} in the store's erasure log."]
     return "\n".join(lines)
