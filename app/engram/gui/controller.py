@@ -21,9 +21,9 @@ from engram.gui.controllers.person_actions import PersonActionsController
 from engram.gui.controllers.store_lock import StoreLockController
 from engram.gui.controllers.timeline import TimelineController
 from engram.gui.controllers.undo import UndoController
-from engram.gui.dialogs import PromptHost, Prompts
 from engram.gui.idle_lock import DEFAULT_MINUTES, IdleLock
 from engram.gui.main_window import MainWindow
+from engram.gui.prompts import PromptHost, Prompts
 from engram.gui.tasks import TaskRunner
 from engram.gui.widgets import ColumnChooser
 from engram.store.store import Store

@@ -20,6 +20,6 @@
     undo.py            Note > Undo: the actor's own last edit, rescope or delete.
 
 Every change is one call into control/ or runtime/ through `Hub.act`, off the UI thread;
-every question goes through the dialog host (`gui.dialogs`). gui/controller.py builds
+every question goes through the dialog host (`gui.prompts`). gui/controller.py builds
 them all and links what crosses panels (a provenance link opens a conversation).
 """

@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 from engram.control.session import PersonSession
-from engram.gui.dialogs import PromptHost
 from engram.gui.main_window import MainWindow
+from engram.gui.prompts import PromptHost
 from engram.gui.tasks import Task, TaskContext, TaskRunner
 from engram.store.store import Store
 
