@@ -12,14 +12,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
-from engram.model.errors import EngramError
+from engram.gui.id_dialog import IdDialog
 from engram.model.ids import person_id
 from engram.model.scope import Kind, Scope
 
@@ -65,49 +64,20 @@ def _buttons(dialog: QDialog, ok: str) -> tuple[QDialogButtonBox, QWidget]:
     return buttons, accept
 
 
-class AddPersonDialog(QDialog):
+class AddPersonDialog(IdDialog):
     """The id a person is known by to the agent's host (an email or a user name)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Add person")
-        self.setMinimumWidth(440)
-        layout = QVBoxLayout(self)
-        intro = QLabel(
+        super().__init__(
+            "Add person",
             "Add someone whose memory this store keeps, by the id the agent's application "
-            "knows them by (a user name or an email address)."
+            "knows them by (a user name or an email address).",
+            "The new person's id",
+            "for example ana or ana@example.org",
+            "Add person",
+            lambda text: str(person_id(text.strip())),
+            parent,
         )
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
-        self.field = QLineEdit()
-        self.field.setAccessibleName("The new person's id")
-        self.field.setPlaceholderText("for example ana or ana@example.org")
-        layout.addWidget(self.field)
-        self.problem = QLabel("")
-        self.problem.setWordWrap(True)
-        self.problem.setAccessibleName("Why the id is not accepted")
-        layout.addWidget(self.problem)
-        self.buttons, self.ok = _buttons(self, "Add person")
-        layout.addWidget(self.buttons)
-        self.field.textChanged.connect(self._check)
-        self._check("")
-
-    def person(self) -> str | None:
-        """The accepted id."""
-        try:
-            return person_id(self.field.text().strip())
-        except EngramError:
-            return None
-
-    def _check(self, text: str) -> None:
-        try:
-            person_id(text.strip())
-        except EngramError as error:
-            self.ok.setEnabled(False)
-            self.problem.setText(str(error) if text.strip() else "")
-        else:
-            self.ok.setEnabled(True)
-            self.problem.setText("")
 
 
 class AddNoteDialog(QDialog):

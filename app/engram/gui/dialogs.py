@@ -29,9 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from engram.control.session import check_actor
-from engram.model.errors import EngramError
-
-DIALOG_WIDTH = 440  # word-wrapped explanations need room to be read
+from engram.gui.id_dialog import DIALOG_WIDTH, IdDialog
 
 
 class TypedConfirmDialog(QDialog):
@@ -129,59 +127,22 @@ class DeleteNoteDialog(QDialog):
         layout.addWidget(self.buttons)
 
 
-class ActorDialog(QDialog):
+class ActorDialog(IdDialog):
     """Who is acting: staff give their own id; on a one-person store, the person themself."""
 
     def __init__(self, person: str, one_person_store: bool, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.person = person
-        self.one_person_store = one_person_store
-        self.setWindowTitle("Who is acting?")
-        self.setMinimumWidth(DIALOG_WIDTH)
-        layout = QVBoxLayout(self)
         mine = f", or <b>{person}</b> if this is your own memory" if one_person_store else ""
-        intro = QLabel(
+        super().__init__(
+            "Who is acting?",
             f"You are opening <b>{person}</b>'s memory. Everything you change is recorded "
             f"under the id you give here: your staff id (for example <tt>staff:dana</tt>)"
-            f"{mine}."
+            f"{mine}.",
+            "Your id, recorded on every change",
+            "staff:your-id",
+            "Open",
+            lambda text: check_actor(text, person, one_person_store),
+            parent,
         )
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
-        self.field = QLineEdit()
-        self.field.setAccessibleName("Your id, recorded on every change")
-        self.field.setPlaceholderText("staff:your-id")
-        layout.addWidget(self.field)
-        self.problem = QLabel("")
-        self.problem.setWordWrap(True)
-        self.problem.setAccessibleName("Why the id is not accepted")
-        layout.addWidget(self.problem)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok.setText("Open")
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout.addWidget(self.buttons)
-        self.field.textChanged.connect(self._check)
-        self._check("")
-
-    def actor(self) -> str | None:
-        """The accepted id, or None while what is typed is not one."""
-        try:
-            return check_actor(self.field.text(), self.person, self.one_person_store)
-        except EngramError:
-            return None
-
-    def _check(self, text: str) -> None:
-        try:
-            check_actor(text, self.person, self.one_person_store)
-        except EngramError as error:
-            self.ok.setEnabled(False)
-            self.problem.setText(str(error) if text.strip() else "")
-        else:
-            self.ok.setEnabled(True)
-            self.problem.setText("")
 
 
 class QuestionDialog(QDialog):

@@ -158,7 +158,7 @@ class Prompts:
     def actor_id(self, person: str, one_person_store: bool) -> str | None:
         """Ask who is acting before opening `person`'s memory."""
         dialog = ActorDialog(person, one_person_store, self.parent)
-        return self._ask(dialog, dialog.actor)
+        return self._ask(dialog, dialog.accepted_id)
 
     def save_path(self, suggested: str, caption: str) -> str | None:
         """Where to write an export or a report: a save dialog that opens in the documents
@@ -210,7 +210,7 @@ class Prompts:
     def person_to_add(self) -> str | None:
         """The id of a person to add."""
         dialog = AddPersonDialog(self.parent)
-        return self._ask(dialog, dialog.person)
+        return self._ask(dialog, dialog.accepted_id)
 
     def note_to_add(self, sources: Sequence[SourceChoice]) -> NoteToAdd | None:
         """A new note: text, kind, scope, optionally the conversation it comes from."""
