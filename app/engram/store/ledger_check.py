@@ -32,6 +32,16 @@ from engram.model.errors import damaged
 from engram.store import ledger
 
 L = ledger.L
+# The ledger's head, read in the same statement as the row it vouches for (one round trip).
+_LAST = select(L.c.seq).order_by(L.c.seq.desc()).limit(1)
+HEAD_SEQ = _LAST.scalar_subquery().label("ledger_head_seq")
+HEAD_HASH = _LAST.with_only_columns(L.c.entry_hash).scalar_subquery().label("ledger_head_hash")
+
+Head = tuple[int, bytes]
+
+
+def _head(seq: Any, entry: Any) -> Head:
+    return (0, b"") if seq is None else (int(seq), bytes(entry))
 
 
 class LedgerView:
@@ -44,12 +54,14 @@ class LedgerView:
         self._hash = b""
         self._latest: dict[str, str | None] = {}
 
-    def recorded(self, conn: Connection, name: str) -> str | None:
+    def recorded(self, conn: Connection, name: str, head: Head | None = None) -> str | None:
         """The latest digest the ledger holds for the row with this subject in the snapshot
-        `conn` reads (None: no record, or recorded as deleted)."""
-        head = conn.execute(select(L.c.seq, L.c.entry_hash).order_by(L.c.seq.desc()).limit(1))
-        top = head.first()
-        seq, entry = (0, b"") if top is None else (int(top.seq), bytes(top.entry_hash))
+        `conn` reads (None: no record, or recorded as deleted); `head` is the ledger's head
+        when the caller read it already."""
+        if head is None:
+            top = conn.execute(select(HEAD_SEQ, HEAD_HASH)).one()
+            head = _head(top[0], top[1])
+        seq, entry = head
         with self._lock:
             if (seq, entry) != (self._seq, self._hash):
                 self._catch_up(conn, seq, entry)
@@ -87,6 +99,7 @@ def vouched(
     table: Table,
     row: Mapping[Any, Any] | None,
     pk: tuple[Any, ...] | None = None,
+    head: Head | None = None,
 ) -> bool:
     """Whether the ledger's latest record of a row is the row exactly as it stands: a row
     the ledger never recorded, or one that differs from its record, is not vouched for;
@@ -97,7 +110,7 @@ def vouched(
         raise ValueError("vouched needs a row or its primary key")
     name = ledger.subject(view.key, table, pk)
     actual = None if row is None else ledger.row_digest(view.key, table, row)
-    return view.recorded(conn, name) == actual
+    return view.recorded(conn, name, head) == actual
 
 
 def read_vouched(
@@ -110,9 +123,10 @@ def read_vouched(
     change outside Engram. In a SQLite snapshot the second read gives the same answer."""
     row: Mapping[Any, Any] | None = None
     for _ in range(2):
-        row = conn.execute(select(table).where(where)).mappings().first()
+        row = conn.execute(select(table, HEAD_SEQ, HEAD_HASH).where(where)).mappings().first()
         if row is None and pk is None:
             return None, True
-        if vouched(view, conn, table, row, pk):
+        head = None if row is None else _head(row[HEAD_SEQ.name], row[HEAD_HASH.name])
+        if vouched(view, conn, table, row, pk, head):
             return row, True
     return row, False
