@@ -6,13 +6,18 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
+from sqlalchemy import text
+
 from engram.control import notes
 from engram.control.conversations import delete_conversation
 from engram.control.demo import build_demo
 from engram.control.erase import erase_person
 from engram.control.session import PersonSession
+from engram.model.errors import ChangedOutsideEngram
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
+from engram.runtime import agents, api_keys
 from engram.runtime.conversations import start_conversation
 from engram.store import crypto
 from engram.store.store import Store
@@ -143,5 +148,29 @@ def test_issue9_item5_C3_an_erased_administrator_is_renamed_on_postgresql(
                 and conn.execute(select(column).where(column.contains(person)).limit(1)).first()
             ]
         assert holding == []
+    finally:
+        store.close()
+
+
+def test_issue9_item2_rows_the_ledger_does_not_vouch_for_are_refused_on_postgresql(
+    postgres_url: str,
+) -> None:
+    """A revoked key reinstated and a learning mode switched with raw SQL are refused at
+    run time on PostgreSQL too; the legitimate writes before them were vouched for."""
+    store = Store.create(postgres_url, passphrase=PASSPHRASE)
+    try:
+        agents.set_agent(store, "helper", {"memory": {"learning": {"mode": "suggest"}}}, "ops")
+        key_id, key = api_keys.create_key(store, "ci", "ops")
+        assert api_keys.check_key(store, key) is not None
+        api_keys.revoke_key(store, key_id)
+        assert api_keys.check_key(store, key) is None
+        assert agents.agent_config(store, "helper").learning.mode.value == "suggest"
+        with store.engine.begin() as raw:
+            raw.execute(text("update api_keys set revoked_at = NULL"))
+            raw.execute(text("update agents set config = replace(config, 'suggest', 'automatic')"))
+        with pytest.raises(ChangedOutsideEngram):
+            api_keys.check_key(store, key)
+        with pytest.raises(ChangedOutsideEngram):
+            agents.agent_config(store, "helper")
     finally:
         store.close()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ from engram.control.session import PersonSession
 from engram.control.views import NoteView
 from engram.model.agents import AgentConfig
 from engram.model.errors import (
+    ChangedOutsideEngram,
     Conflict,
     CorruptStore,
     EngramError,
@@ -51,6 +53,8 @@ from engram.model.notes import NoteFilter
 from engram.model.scope import Audience
 from engram.runtime import agents, api_keys, context, memory_tools
 from engram.store.store import Store
+
+log = logging.getLogger(__name__)
 
 PERSON_HEADER = "X-Engram-External-User-Id"
 MAX_BODY_BYTES = 64 * 1024
@@ -111,9 +115,16 @@ class MemoryApi:
     def caller(self, authorization: str | None) -> str:
         """The actor for a valid project API key ('Authorization: Bearer …')."""
         scheme, _, token = (authorization or "").partition(" ")
-        record = (
-            api_keys.check_key(self.store, token.strip()) if scheme.lower() == "bearer" else None
-        )
+        try:
+            record = (
+                api_keys.check_key(self.store, token.strip())
+                if scheme.lower() == "bearer"
+                else None
+            )
+        except ChangedOutsideEngram as forged:  # refused like an unknown key, but said why
+            sentence = forged.for_command_line()
+            log.warning("%s", sentence)
+            raise Unauthorized(sentence) from None
         if record is None:
             raise Unauthorized("Send a valid project API key as 'Authorization: Bearer …'.")
         return f"api:{record.id}"  # the key's id: unique, short; its label is in `keys list`

@@ -70,6 +70,20 @@ class ReadOnlyStore(EngramError):
     """The store, or the folder it lives in, cannot be written; nothing was changed."""
 
 
+class ChangedOutsideEngram(CorruptStore):
+    """A row outside the chains is not what the signed ledger last recorded for it (changed,
+    added or deleted behind Engram's back), so the runtime refuses to act on it."""
+
+
+def changed_outside(what: str) -> ChangedOutsideEngram:
+    """The refusal of a row the signed ledger does not vouch for: `what` says whose record
+    it is and what is refused."""
+    return ChangedOutsideEngram(
+        f"{what}; verify the store's integrity to see what changed.",
+        cli_message=f"{what}; run 'engram verify' to see what changed.",
+    )
+
+
 def damaged(what_happened: str) -> CorruptStore:
     """A damaged store, and how to find out more: in the window, Verify integrity; on the
     command line, `engram verify`."""

@@ -36,7 +36,7 @@ def agent_config(store: Store, name: str | None) -> AgentConfig:
         return AgentConfig("unnamed")
     check_agent_name(name)
     with store.read() as conn:
-        return agent_configs.get(conn, name) or AgentConfig(name)
+        return agent_configs.get(store, conn, name) or AgentConfig(name)
 
 
 def list_agents(store: Store) -> list[dict[str, Any]]:
@@ -58,7 +58,7 @@ def require_agent(store: Store, name: str) -> AgentConfig:
     """A configured agent's settings; NotFound for a name never configured."""
     check_agent_name(name)
     with store.read() as conn:
-        config = agent_configs.get(conn, name)
+        config = agent_configs.get(store, conn, name)
     if config is None:
         raise NotFound(
             f"There is no configured agent {name!r}; configure it first.",

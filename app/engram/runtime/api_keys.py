@@ -30,11 +30,13 @@ def create_key(store: Store, label: str, actor: str) -> tuple[str, str]:
 
 
 def check_key(store: Store, key: str) -> ApiKey | None:
-    """The key's record if it is valid and not revoked."""
+    """The key's record if it is valid and not revoked; None for an unknown or revoked key.
+    A key whose record the signed ledger does not vouch for (its revocation cleared, or
+    the row added outside Engram) is refused with ChangedOutsideEngram, one sentence."""
     if not key.startswith(PREFIX) or len(key) > 200:
         return None
     with store.read() as conn:
-        return api_keys.active_by_hash(conn, store.hidden_name(key))
+        return api_keys.active_by_hash(store, conn, store.hidden_name(key))
 
 
 def list_keys(store: Store) -> list[dict[str, Any]]:

@@ -116,9 +116,9 @@ class LeftAlone:
         return dataclasses.asdict(self)
 
 
-def _config(conn: Any, info: ConversationInfo) -> AgentConfig | None:
+def _config(store: Store, conn: Any, info: ConversationInfo) -> AgentConfig | None:
     """The conversation's agent configuration; None when it has no configured agent."""
-    return agent_configs.get(conn, info.agent) if info.agent else None
+    return agent_configs.get(store, conn, info.agent) if info.agent else None
 
 
 def _why_not(info: ConversationInfo, config: AgentConfig | None, host: HostPolicy) -> str | None:
@@ -162,7 +162,7 @@ def pending(
     work: list[_Work] = []
     with store.read() as conn:
         for info in _conversations(conn, person, conversation):
-            config = _config(conn, info)
+            config = _config(store, conn, info)
             if config is None or _why_not(info, config, host) is not None:
                 continue  # P4, W7: off, incognito, or a surface the agent does not learn on
             # P4: only committed turns (not failed, cancelled or awaiting the user); W2: once
@@ -182,7 +182,7 @@ def left_alone(
     with store.read() as conn:
         for person in people.all_ids(conn) if persons is None else persons:
             for info in conversation_log.for_person(conn, person):
-                reason = _why_not(info, _config(conn, info), host)
+                reason = _why_not(info, _config(store, conn, info), host)
                 if reason is None:
                     continue
                 turns = conversation_log.unprocessed_turns(conn, info.id, person)
@@ -255,7 +255,7 @@ def _run(
         ]
         with store.write() as txn:
             journal.lock(txn, person)  # what is checked next cannot change before the append
-            config, skipped = _recheck(txn, person, info, report.turns)
+            config, skipped = _recheck(store, txn, person, info, report.turns)
             if skipped or config is None:
                 report.skipped = skipped  # W4 (or W2: done meanwhile): write nothing at all
                 return report
@@ -305,7 +305,7 @@ def _request(
 
 
 def _recheck(
-    txn: WriteTxn, person: PersonId, info: ConversationInfo, turns: list[TurnId]
+    store: Store, txn: WriteTxn, person: PersonId, info: ConversationInfo, turns: list[TurnId]
 ) -> tuple[AgentConfig | None, str | None]:
     """Inside the write, before anything is appended: the conversation still exists, is
     not incognito and is still theirs (W4, W7); its agent still learns, with the settings
@@ -315,7 +315,7 @@ def _recheck(
         writable_conversation(txn, person, info.id)
     except (NotAllowed, NotFound) as refusal:
         return None, str(refusal)
-    config = agent_configs.get(txn.conn, info.agent) if info.agent else None
+    config = agent_configs.get(store, txn.conn, info.agent) if info.agent else None
     if config is None or not config.learns_on(info.surface):
         return None, f"learning was turned off for agent {info.agent!r}; nothing was written."
     if set(turns) & projection_state.processed_turns(txn.conn, person, info.id):

@@ -8,8 +8,9 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, select
 
 from engram.model.agents import AgentConfig
-from engram.model.errors import CorruptStore, InvalidInput
+from engram.model.errors import CorruptStore, InvalidInput, changed_outside
 from engram.store import schema
+from engram.store.ledger_check import read_vouched
 from engram.store.store import Store
 
 A = schema.agents
@@ -60,10 +61,16 @@ def history(conn: Connection, name: str) -> list[tuple[int, str, dict[str, Any]]
     return [(int(r.at), r.actor, _parsed(name, r.config)) for r in rows]
 
 
-def get(conn: Connection, name: str) -> AgentConfig | None:
-    """An agent's configuration, or None if it was never set."""
-    data = conn.execute(select(A.c.config).where(A.c.name == name)).scalar()
-    return None if data is None else _config(name, data)
+def get(store: Store, conn: Connection, name: str) -> AgentConfig | None:
+    """An agent's configuration, or None if it was never set. A row the signed ledger does
+    not vouch for (changed, added or deleted outside Engram) is refused with
+    ChangedOutsideEngram, so the runtime never acts on forged settings."""
+    row, vouched = read_vouched(store.ledger_view, conn, A, A.c.name == name, (name,))
+    if not vouched:
+        raise changed_outside(
+            f"The settings of agent {name!r} were changed outside Engram, so they are not used"
+        )
+    return None if row is None else _config(name, row["config"])
 
 
 def every(conn: Connection) -> list[tuple[AgentConfig, int, str]]:

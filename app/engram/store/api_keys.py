@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, insert, select, update
+from sqlalchemy import Connection, and_, insert, select, update
 
+from engram.model.errors import changed_outside
 from engram.store import schema
+from engram.store.ledger_check import read_vouched
 from engram.store.store import Store
 
 K = schema.api_keys
@@ -34,15 +37,22 @@ def add(
     store.touched(K, key_id)
 
 
-def active_by_hash(conn: Connection, key_hash: str) -> ApiKey | None:
-    """The unrevoked key with this hash, or None."""
-    row = conn.execute(select(K).where(K.c.key_hash == key_hash, K.c.revoked_at.is_(None))).first()
+def active_by_hash(store: Store, conn: Connection, key_hash: str) -> ApiKey | None:
+    """The unrevoked key with this hash, or None. A key whose row the signed ledger does
+    not vouch for (its revocation cleared, or the row added outside Engram) is refused
+    with ChangedOutsideEngram."""
+    where = and_(K.c.key_hash == key_hash, K.c.revoked_at.is_(None))
+    row, vouched = read_vouched(store.ledger_view, conn, K, where)
+    if not vouched:
+        raise changed_outside(
+            "The record of this API key was changed outside Engram, so the key is refused"
+        )
     return _key(row) if row else None
 
 
 def every(conn: Connection) -> list[ApiKey]:
     """All keys, oldest first."""
-    return [_key(r) for r in conn.execute(select(K).order_by(K.c.created_at, K.c.id))]
+    return [_key(r) for r in conn.execute(select(K).order_by(K.c.created_at, K.c.id)).mappings()]
 
 
 def revoke(store: Store, conn: Connection, key_id: str, at: int) -> bool:
@@ -54,5 +64,5 @@ def revoke(store: Store, conn: Connection, key_id: str, at: int) -> bool:
     return bool(done.rowcount)
 
 
-def _key(r: Row[Any]) -> ApiKey:
-    return ApiKey(r.id, r.label, int(r.created_at), r.created_by, r.revoked_at)
+def _key(r: Mapping[Any, Any]) -> ApiKey:
+    return ApiKey(r["id"], r["label"], int(r["created_at"]), r["created_by"], r["revoked_at"])

@@ -130,7 +130,7 @@ def differences(conn: Connection, key: bytes, bodies: Iterable[str]) -> list[str
     """Every row that differs from the ledger's replay, as one problem sentence each."""
     expected: dict[str, tuple[str, str | None]] = {}
     for body in bodies:
-        for table_name, name, digest in _changes(body):
+        for table_name, name, digest in changes(body):
             expected[name] = (table_name, digest)
     problems: list[str] = []
     for table in schema.LEDGER_TABLES:
@@ -158,7 +158,8 @@ def differences(conn: Connection, key: bytes, bodies: Iterable[str]) -> list[str
     return problems
 
 
-def _changes(body: str) -> list[tuple[str, str, str | None]]:
+def changes(body: str) -> list[tuple[str, str, str | None]]:
+    """One entry body's changes: (table, row subject, digest or None once deleted)."""
     out: list[tuple[str, str, str | None]] = []
     for table, name, digest in json.loads(body):
         if table not in schema.metadata.tables or not isinstance(name, str):

@@ -32,6 +32,7 @@ from engram.store.crypto import KdfParams, SealBroken, Signer
 from engram.store.data_keys import DataKeys
 from engram.store.dialect import failure_kind, make_engine, sqlite_path
 from engram.store.keyring_access import KeyringAccess
+from engram.store.ledger_check import LedgerView
 from engram.store.location import checkpoint_path, describe, store_url
 from engram.store.release import ReleaseRequests, end_old_reads
 from engram.store.store_info import (
@@ -92,6 +93,8 @@ class Store(DataKeys):
         # rolled-back key never outlives the row that was never written.
         self._local = threading.local()
         self._hidden_key = crypto.digest(b"engram-hidden-names", self.signer.seed)
+        # Each row's latest digest in the signed ledger, for the runtime's checks (ledger_check).
+        self.ledger_view = LedgerView(ledger.ledger_key(self.signer.seed))
         self.pseudonyms: dict[str, str] = {}  # name -> pseudonym (pseudonyms.py), per store
         self.checkpoint = CheckpointFile(
             checkpoint_path(url, info.id), info.id, info.verify_key, self.hidden_name
