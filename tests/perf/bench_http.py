@@ -161,7 +161,12 @@ def main() -> None:
     with workdir(args) as folder:
         store_path = folder / "http.engram"
         store = new_store(store_path)
-        set_agent(store, "helper", {"memory": {"learning": {"mode": "suggest"}}}, "ops")
+        set_agent(
+            store,
+            "helper",
+            {"memory": {"tools": {"remember": True}, "learning": {"mode": "suggest"}}},
+            "ops",
+        )
         _, key = api_keys.create_key(store, "bench", "ops")
         rng = random.Random(7)
         persons.ensure_person(store, "ana")
