@@ -32,9 +32,7 @@ from engram.store.store import Store
 MAYA, SAM, INES = PersonId("maya"), PersonId("sam"), PersonId("ines")
 
 
-# The demo holds made-up people only, so its passphrase is public: the same for the run
-# command, the CLI and the inspector's "Open the demo", whichever built the store.
-DEMO_PASSPHRASE = "demo"
+DEMO_PASSPHRASE = "demo"  # made-up people: public, and the same for run.sh, CLI and GUI
 DEMO_CONVERSATIONS = 9  # the chats _play holds, for progress
 
 

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QDateTime, QEvent, QPoint, Qt, QTimeZone, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
-    QComboBox,
-    QDateTimeEdit,
-    QFrame,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QListWidget,
     QMainWindow,
-    QPushButton,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -32,6 +25,7 @@ from engram.gui.candidates_panel import CandidatesPanel
 from engram.gui.conversations_panel import ConversationsPanel
 from engram.gui.detail_panel import DetailPanel
 from engram.gui.empty_state import EmptyState
+from engram.gui.notes_filters import NotesFilterBar, TimeTravelBanner
 from engram.gui.notes_model import (
     NOTE_ID_ROLE,
     NotesTableModel,
@@ -41,131 +35,13 @@ from engram.gui.timeline_view import TimelineLegend, TimelineView
 from engram.gui.unlock_page import UnlockPage
 from engram.gui.widgets import (
     ElidedLabel,
-    clear_on_escape,
     copy_id_menu,
     describe,
     tip_from_name,
 )
-from engram.model.notes import NoteStatus
-from engram.model.scope import Kind, Scope
 
 APP_NAME = "Engram Inspector"
 PERSON_ROLE = Qt.ItemDataRole.UserRole + 3  # the people list's person id
-
-
-class NotesFilterBar(QWidget):
-    """Text, status, scope, kind, and time travel, on two rows so the window stays narrow:
-    the search field takes the first row, the filters the second."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        rows = QVBoxLayout(self)
-        rows.setContentsMargins(0, 0, 0, 0)
-        rows.setSpacing(4)
-        self.search = QLineEdit()
-        self.search.setPlaceholderText("Find in note text…")
-        self.search.setClearButtonEnabled(True)
-        describe(
-            self.search, "Find in note text", "Show only notes containing these words (Esc clears)"
-        )
-        self.search.setMinimumWidth(160)
-        clear_on_escape(self.search)
-        self.status = QComboBox()
-        describe(self.status, "Status filter", "Show active notes, every interval, or closed ones")
-        self.status.addItem("Active", [NoteStatus.ACTIVE.value])
-        self.status.addItem("All intervals", None)
-        self.status.addItem(
-            "Closed only", [s.value for s in NoteStatus if s is not NoteStatus.ACTIVE]
-        )
-        self.scope = QComboBox()
-        describe(self.scope, "Scope filter", "Show only notes of one scope")
-        self.scope.addItem("Any scope", None)
-        for scope in Scope:
-            self.scope.addItem(scope.value, [scope.value])
-        self.kind = QComboBox()
-        describe(self.kind, "Kind filter", "Show only notes of one kind")
-        self.kind.addItem("Any kind", None)
-        for kind in Kind:
-            self.kind.addItem(kind.value.replace("_", " "), [kind.value])
-        for combo in (self.status, self.scope, self.kind):
-            combo.setSizeAdjustPolicy(
-                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-            )
-            combo.setMinimumContentsLength(7)
-        self.time_travel = QCheckBox("As of")
-        describe(
-            self.time_travel,
-            "Time travel: show the notes as of a moment",
-            "Show the notes as they stood at a moment in the past (Ctrl+T)",
-        )
-        self.moment = QDateTimeEdit(QDateTime.currentDateTimeUtc())
-        self.moment.setCalendarPopup(True)
-        self.moment.setDisplayFormat("yyyy-MM-dd HH:mm")
-        self.moment.setTimeZone(QTimeZone.utc())
-        describe(self.moment, "The moment to see the notes as of (UTC)")
-        self.moment.setEnabled(False)
-        self.count = QLabel("")
-        self.count.setAccessibleName("How many notes are listed")
-        self.count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        rows.addWidget(self.search)
-        filters = QHBoxLayout()
-        filters.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.status, self.scope, self.kind, self.time_travel, self.moment):
-            filters.addWidget(widget)
-        filters.addWidget(self.count, 1)
-        rows.addLayout(filters)
-
-    def reset(self) -> bool:
-        """Back to every active note, no search, no time travel (another person). Whether
-        anything was set."""
-        was_set = bool(
-            self.search.text()
-            or self.status.currentIndex()
-            or self.scope.currentIndex()
-            or self.kind.currentIndex()
-            or self.time_travel.isChecked()
-        )
-        for widget in (self.search, self.status, self.scope, self.kind, self.time_travel):
-            widget.blockSignals(True)
-        self.search.clear()
-        for combo in (self.status, self.scope, self.kind):
-            combo.setCurrentIndex(0)
-        self.time_travel.setChecked(False)
-        self.moment.setEnabled(False)
-        for widget in (self.search, self.status, self.scope, self.kind, self.time_travel):
-            widget.blockSignals(False)
-        return was_set
-
-
-class TimeTravelBanner(QFrame):
-    """Says, while time travel is on, that what shows is the past and cannot be changed."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("timeTravelBanner")
-        self.setStyleSheet(
-            "#timeTravelBanner { background: rgba(255, 190, 0, 0.28);"
-            " border: 1px solid rgba(200, 140, 0, 0.8); border-radius: 4px; }"
-        )
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 4, 4)
-        self.label = QLabel("")
-        self.label.setWordWrap(True)  # never widens the window
-        self.label.setAccessibleName("Time travel")
-        self.now_button = QPushButton("Return to &now")
-        describe(self.now_button, "Leave time travel and show the notes as they are now")
-        layout.addWidget(self.label, 1)
-        layout.addWidget(self.now_button)
-        self.setVisible(False)
-
-    def show_moment(self, text: str | None) -> None:
-        """Show the banner for a moment ("2026-03-01 09:00 UTC"), or hide it (None)."""
-        self.setVisible(text is not None)
-        if text is not None:
-            self.label.setText(
-                f"<b>Viewing as of {text}</b> — the notes as they stood then. Nothing can "
-                "be changed until you return to now."
-            )
 
 
 class MainWindow(QMainWindow):
