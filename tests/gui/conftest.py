@@ -280,6 +280,53 @@ def wait_idle(qtbot: Any, inspector: Inspector) -> None:
     qtbot.waitUntil(lambda: not inspector.controller.tasks.busy, timeout=SIGNAL_TIMEOUT)
 
 
+def note_texts(inspector: Inspector) -> list[str]:
+    """The notes table's Text column, top to bottom."""
+    model = inspector.window.notes_model
+    return [str(model.index(r, 0).data()) for r in range(model.rowCount())]
+
+
+def select_note(qtbot: Any, inspector: Inspector, text: str) -> str:
+    """Select the note showing `text`, wait for its detail; returns its id."""
+    row = note_texts(inspector).index(text)
+    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT) as got:
+        inspector.window.table.selectRow(row)
+    wait_idle(qtbot, inspector)
+    return str(got.args[0])
+
+
+def demo_exchange(inspector: Inspector, first_words: str) -> tuple[str, str]:
+    """The demo conversation starting with `first_words`, and its first assistant turn."""
+    from engram.model.conversation import EntryKind
+    from engram.runtime.conversations import conversations_of, turns
+
+    store = inspector.controller.store
+    assert store is not None
+    for info in conversations_of(store, "maya"):
+        said = turns(store, info.id)
+        if said and (said[0][1] or "").startswith(first_words):
+            reply = next(e.ref for e, _ in said if e.kind is EntryKind.ASSISTANT)
+            assert reply is not None
+            return info.id, reply
+    raise AssertionError(f"no conversation starts with {first_words!r}")
+
+
+def open_transcript(qtbot: Any, inspector: Inspector, conversation: str) -> None:
+    """Show the Conversations tab with `conversation`'s transcript loaded."""
+    from engram.gui.conversations_panel import CONVERSATION_ROLE
+
+    show_tab(qtbot, inspector, inspector.window.conversations)
+    panel = inspector.window.conversations
+    row = next(
+        r
+        for r in range(panel.list.count())
+        if panel.list.item(r).data(CONVERSATION_ROLE) == conversation
+    )
+    with qtbot.waitSignal(inspector.controller.transcript_shown, timeout=SIGNAL_TIMEOUT):
+        panel.list.setCurrentRow(row)
+    wait_idle(qtbot, inspector)
+
+
 def _left() -> Any:
     from PySide6.QtCore import Qt
 

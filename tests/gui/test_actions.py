@@ -16,7 +16,7 @@ from engram.gui.conversations_panel import CONVERSATION_ROLE, TURN_ROLE
 from engram.gui.dialogs import TypedConfirmDialog
 from engram.model.scope import AudienceKind, Scope
 from tests.conftest import PASSPHRASE
-from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, show_tab, unlock, wait_idle
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, note_texts, show_tab, unlock, wait_idle
 
 
 def _select(qtbot: Any, inspector: Inspector, text: str) -> str:
@@ -31,11 +31,6 @@ def _done(qtbot: Any, inspector: Inspector, action: Any) -> None:
     with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
         action()
     wait_idle(qtbot, inspector)
-
-
-def _texts(inspector: Inspector) -> list[str]:
-    model = inspector.window.notes_model
-    return [str(model.index(r, 0).data()) for r in range(model.rowCount())]
 
 
 def _journal_types(path: Path, person: str) -> list[str]:
@@ -55,8 +50,8 @@ def test_edit_updates_the_table_and_appends_a_journal_event(
     _select(qtbot, inspector, "Lives in Grenoble.")
     inspector.prompts.text = "Lives in Grenoble, near the Bastille."
     _done(qtbot, inspector, inspector.window.detail.edit_button.click)
-    assert "Lives in Grenoble, near the Bastille." in _texts(inspector)
-    assert "Lives in Grenoble." not in _texts(inspector)
+    assert "Lives in Grenoble, near the Bastille." in note_texts(inspector)
+    assert "Lives in Grenoble." not in note_texts(inspector)
     assert _journal_types(demo_path, "maya")[-1] == "corrected"
     detail = inspector.window.detail.browser.toPlainText()
     assert "Versions" in detail and "Lives in Grenoble." in detail  # the old version is kept
@@ -75,7 +70,7 @@ def test_change_scope_and_delete_with_a_reason(
     assert inspector.controller.notes.detail["scope"] == "portable"  # type: ignore[index]
     inspector.prompts.reason = "Sent it on Friday."
     _done(qtbot, inspector, inspector.window.delete_action.trigger)
-    assert "Owes Sam the garden budget draft." not in _texts(inspector)
+    assert "Owes Sam the garden budget draft." not in note_texts(inspector)
     assert inspector.controller.notes.detail["status"] == "deleted"  # type: ignore[index]
     assert _journal_types(demo_path, "maya")[-2:] == ["scope_changed", "deleted"]
     assert inspector.controller.notes.selected == note
@@ -107,8 +102,8 @@ def test_delete_conversation_previews_the_cascade_then_deletes(
     assert title == "Delete conversation"
     assert "These notes close" in preview and "Lives in Grenoble." in preview
     assert "These notes survive" in preview and "Is vegetarian." in preview
-    assert "Lives in Grenoble." not in _texts(inspector)
-    assert "Is vegetarian." in _texts(inspector)
+    assert "Lives in Grenoble." not in note_texts(inspector)
+    assert "Is vegetarian." in note_texts(inspector)
     assert note != ""
 
 

@@ -12,7 +12,16 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from engram.gui.dialogs import EditTextDialog
 from engram.model.scope import Scope
-from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, Modals, show_tab, unlock, wait_idle
+from tests.gui.conftest import (
+    SIGNAL_TIMEOUT,
+    Inspector,
+    Modals,
+    note_texts,
+    select_note,
+    show_tab,
+    unlock,
+    wait_idle,
+)
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 
@@ -21,19 +30,6 @@ def _journal(path: Path) -> list[tuple[str, str]]:
     with sqlite3.connect(path) as raw:
         rows = raw.execute("select type, actor from journal where person='maya' order by seq")
         return [(r[0], r[1]) for r in rows]
-
-
-def _texts(inspector: Inspector) -> list[str]:
-    model = inspector.window.notes_model
-    return [str(model.index(r, 0).data()) for r in range(model.rowCount())]
-
-
-def _select(qtbot: Any, inspector: Inspector, text: str) -> str:
-    row = _texts(inspector).index(text)
-    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT) as got:
-        inspector.window.table.selectRow(row)
-    wait_idle(qtbot, inspector)
-    return str(got.args[0])
 
 
 def _ready(qtbot: Any, inspector: Inspector) -> None:
@@ -49,7 +45,7 @@ def test_item18_ctrl_z_undoes_my_edit_and_the_audit_log_shows_both_steps(
     undo = inspector.window.undo_action
     # The demo's changes by staff:dana and maya are not staff:test's: nothing to undo yet.
     assert not undo.isEnabled() and undo.text() == "&Undo"
-    _select(qtbot, inspector, "Lives in Grenoble.")
+    select_note(qtbot, inspector, "Lives in Grenoble.")
 
     def edit(dialog: QWidget) -> None:
         assert isinstance(dialog, EditTextDialog)
@@ -61,7 +57,7 @@ def test_item18_ctrl_z_undoes_my_edit_and_the_audit_log_shows_both_steps(
         inspector.window.edit_action.trigger()
     _ready(qtbot, inspector)
     assert undo.isEnabled() and undo.text() == "Undo edit of “Lives in Chambéry.”"
-    assert "Lives in Chambéry." in _texts(inspector)
+    assert "Lives in Chambéry." in note_texts(inspector)
     before = _journal(demo_path)
 
     inspector.window.activateWindow()  # back from the modal Edit dialog
@@ -70,7 +66,7 @@ def test_item18_ctrl_z_undoes_my_edit_and_the_audit_log_shows_both_steps(
     with qtbot.waitSignal(inspector.controller.undo.undone, timeout=SIGNAL_TIMEOUT):
         qtbot.keyClick(inspector.window.table, Qt.Key.Key_Z, CTRL)
     _ready(qtbot, inspector)
-    assert "Lives in Grenoble." in _texts(inspector) and "Lives in Chambéry." not in _texts(
+    assert "Lives in Grenoble." in note_texts(inspector) and "Lives in Chambéry." not in note_texts(
         inspector
     )
     detail = inspector.controller.notes.detail
@@ -98,7 +94,7 @@ def test_item18_undo_is_off_in_the_past_and_refuses_when_the_note_changed(
 ) -> None:
     unlock(qtbot, inspector, demo_path)
     undo = inspector.window.undo_action
-    _select(qtbot, inspector, "Is vegetarian.")
+    select_note(qtbot, inspector, "Is vegetarian.")
     inspector.prompts.scope = Scope.PORTABLE
     with qtbot.waitSignal(inspector.controller.undo.ready, timeout=SIGNAL_TIMEOUT):
         inspector.window.scope_action.trigger()

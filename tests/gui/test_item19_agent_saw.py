@@ -11,40 +11,20 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QWidget
 
 from engram.control.turn_block import TurnSight
-from engram.gui.conversations_panel import CONVERSATION_ROLE, SIGHT_LINK
+from engram.gui.conversations_panel import SIGHT_LINK
 from engram.gui.turn_sight_dialog import NOTE_LINK, TurnSightDialog
-from engram.model.conversation import EntryKind
 from engram.model.scope import AudienceKind
-from engram.runtime.conversations import conversations_of, turns
-from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, Modals, show_tab, unlock, wait_idle
+from tests.gui.conftest import (
+    SIGNAL_TIMEOUT,
+    Inspector,
+    Modals,
+    demo_exchange,
+    open_transcript,
+    unlock,
+    wait_idle,
+)
 
 CTRL = Qt.KeyboardModifier.ControlModifier
-
-
-def _answered(inspector: Inspector, first_words: str) -> tuple[str, str]:
-    """The demo conversation starting with `first_words`, and its assistant turn."""
-    store = inspector.controller.store
-    assert store is not None
-    for info in conversations_of(store, "maya"):
-        said = turns(store, info.id)
-        if said and (said[0][1] or "").startswith(first_words):
-            reply = next(e.ref for e, _ in said if e.kind is EntryKind.ASSISTANT)
-            assert reply is not None
-            return info.id, reply
-    raise AssertionError(f"no conversation starts with {first_words!r}")
-
-
-def _open_transcript(qtbot: Any, inspector: Inspector, conversation: str) -> None:
-    show_tab(qtbot, inspector, inspector.window.conversations)
-    panel = inspector.window.conversations
-    row = next(
-        r
-        for r in range(panel.list.count())
-        if panel.list.item(r).data(CONVERSATION_ROLE) == conversation
-    )
-    with qtbot.waitSignal(inspector.controller.transcript_shown, timeout=SIGNAL_TIMEOUT):
-        panel.list.setCurrentRow(row)
-    wait_idle(qtbot, inspector)
 
 
 def _ask_what_it_saw(qtbot: Any, inspector: Inspector, turn: str) -> None:
@@ -58,8 +38,8 @@ def test_item19_an_assistant_turn_shows_the_block_it_got_and_links_to_its_notes(
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    conversation, reply = _answered(inspector, "What should I cook tonight?")
-    _open_transcript(qtbot, inspector, conversation)
+    conversation, reply = demo_exchange(inspector, "What should I cook tonight?")
+    open_transcript(qtbot, inspector, conversation)
     html = inspector.window.conversations.transcript.toHtml()
     # Only assistant turns offer it: one link in this conversation of one question, one reply.
     assert html.count("What did the agent see?") == 1
@@ -92,8 +72,8 @@ def test_item19_the_real_dialog_shows_the_audience_rank_and_what_was_left_out(
 ) -> None:
     inspector = real_inspector
     unlock(qtbot, inspector, demo_path)
-    conversation, reply = _answered(inspector, "Maya, are you leading the community garden")
-    _open_transcript(qtbot, inspector, conversation)
+    conversation, reply = demo_exchange(inspector, "Maya, are you leading the community garden")
+    open_transcript(qtbot, inspector, conversation)
     seen: list[str] = []
 
     def read_then_choose(dialog: QWidget) -> None:
@@ -122,8 +102,8 @@ def test_item19_a_lock_closes_the_dialog_and_nothing_is_selected_afterwards(
 ) -> None:
     inspector = real_inspector
     unlock(qtbot, inspector, demo_path)
-    conversation, reply = _answered(inspector, "What should I cook tonight?")
-    _open_transcript(qtbot, inspector, conversation)
+    conversation, reply = demo_exchange(inspector, "What should I cook tonight?")
+    open_transcript(qtbot, inspector, conversation)
     still_open: list[bool] = []
 
     def lock(dialog: QWidget) -> None:

@@ -26,26 +26,15 @@ from tests.gui.conftest import (
     SIGNAL_TIMEOUT,
     Inspector,
     Modals,
+    note_texts,
     open_person,
+    select_note,
     show_tab,
     unlock,
     wait_idle,
 )
 
 FITS = 1024
-
-
-def _texts(inspector: Inspector) -> list[str]:
-    model = inspector.window.notes_model
-    return [str(model.index(r, 0).data()) for r in range(model.rowCount())]
-
-
-def _select(qtbot: Any, inspector: Inspector, text: str) -> str:
-    row = _texts(inspector).index(text)
-    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT) as got:
-        inspector.window.table.selectRow(row)
-    wait_idle(qtbot, inspector)
-    return str(got.args[0])
 
 
 def _popup_action(qtbot: Any, text: str) -> None:
@@ -158,11 +147,11 @@ def test_item14_conversations_and_notes_by_their_words_ids_in_tooltips(
     assert QGuiApplication.clipboard().text() == conversation
     # A note's source by its day; the ids in the tooltip.
     show_tab(qtbot, inspector, window.tabs.widget(0))
-    row = _texts(inspector).index("Lives in Grenoble.")
+    row = note_texts(inspector).index("Lives in Grenoble.")
     source = window.notes_model.index(row, 7)
     assert str(source.data()).startswith("a conversation, ")
     assert "conversation c" in str(source.data(Qt.ItemDataRole.ToolTipRole))
-    note = _select(qtbot, inspector, "Lives in Grenoble.")
+    note = select_note(qtbot, inspector, "Lives in Grenoble.")
     window.table.customContextMenuRequested.emit(
         window.table.visualRect(window.notes_model.index(row, 0)).center()
     )
@@ -178,7 +167,7 @@ def test_item14_closing_reason_reads_as_a_sentence(
     unlock(qtbot, inspector, demo_path)
     window.filters.status.setCurrentIndex(1)  # every interval
     wait_idle(qtbot, inspector)
-    _select(qtbot, inspector, "Lives in Lyon.")
+    select_note(qtbot, inspector, "Lives in Lyon.")
     shown = window.detail.browser.toPlainText()
     assert "Closed by ‘Lives in Grenoble.’ — a contradiction, " in shown
     closed = inspector.controller.notes.detail

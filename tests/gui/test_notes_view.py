@@ -10,18 +10,13 @@ from PySide6.QtCore import QDateTime, Qt, QTimeZone
 
 from engram.gui.notes_model import COLUMNS
 from engram.model.notes import NoteStatus
-from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, show_tab, unlock, wait_idle
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, note_texts, show_tab, unlock, wait_idle
 
 ASCENDING, DESCENDING = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder
 
 
 def _choose(combo: Any, text: str) -> None:
     combo.setCurrentIndex(combo.findText(text))
-
-
-def _texts(inspector: Inspector) -> list[str]:
-    model = inspector.window.notes_model
-    return [str(model.index(r, 0).data()) for r in range(model.rowCount())]
 
 
 def _column(inspector: Inspector, name: str) -> list[str]:
@@ -45,15 +40,15 @@ def test_filter_by_text_status_scope_and_kind(
     unlock(qtbot, inspector, demo_path)
     f = inspector.window.filters
     _refreshed(qtbot, inspector, lambda: qtbot.keyClicks(f.search, "lives in grenoble"))
-    assert _texts(inspector) == ["Lives in Grenoble."]
+    assert note_texts(inspector) == ["Lives in Grenoble."]
     _refreshed(qtbot, inspector, f.search.clear)
     _refreshed(qtbot, inspector, lambda: _choose(f.status, "All intervals"))
-    assert "Lives in Lyon." in _texts(inspector)
+    assert "Lives in Lyon." in note_texts(inspector)
     assert inspector.window.notes_model.rowCount() == 14  # every interval Maya has had in the demo
     _refreshed(qtbot, inspector, lambda: f.scope.setCurrentIndex(f.scope.findText("portable")))
     assert set(_column(inspector, "scope")) == {"portable"}
     _refreshed(qtbot, inspector, lambda: f.kind.setCurrentIndex(f.kind.findText("style")))
-    assert sorted(_texts(inspector)) == ["French", "Warm and brief"]
+    assert sorted(note_texts(inspector)) == ["French", "Warm and brief"]
     assert "4 notes" not in f.count.text() and "2 notes" in f.count.text()
 
 
@@ -73,10 +68,10 @@ def test_time_travel_shows_a_deleted_note_as_active_before_its_deletion(
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    assert "Has a dentist appointment on Tuesday." not in _texts(inspector)
+    assert "Has a dentist appointment on Tuesday." not in note_texts(inspector)
     f = inspector.window.filters
     _refreshed(qtbot, inspector, lambda: _choose(f.status, "All intervals"))
-    row = _texts(inspector).index("Has a dentist appointment on Tuesday.")
+    row = note_texts(inspector).index("Has a dentist appointment on Tuesday.")
     deleted = inspector.window.notes_model.note_at(row)
     assert deleted is not None and deleted.status is NoteStatus.DELETED
     assert deleted.valid_to is not None
@@ -84,17 +79,17 @@ def test_time_travel_shows_a_deleted_note_as_active_before_its_deletion(
     _refreshed(qtbot, inspector, lambda: _choose(f.status, "Active"))
     f.moment.setDateTime(QDateTime(before).toTimeZone(QTimeZone.utc()))
     _refreshed(qtbot, inspector, lambda: f.time_travel.setChecked(True))
-    assert "Has a dentist appointment on Tuesday." in _texts(inspector)
+    assert "Has a dentist appointment on Tuesday." in note_texts(inspector)
     assert "Viewing as of" in inspector.window.time_travel_banner.label.text()
     _refreshed(qtbot, inspector, lambda: f.time_travel.setChecked(False))
-    assert "Has a dentist appointment on Tuesday." not in _texts(inspector)
+    assert "Has a dentist appointment on Tuesday." not in note_texts(inspector)
 
 
 def test_selecting_a_row_shows_versions_provenance_and_arithmetic(
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    row = _texts(inspector).index("Is vegetarian.")
+    row = note_texts(inspector).index("Is vegetarian.")
     with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
         inspector.window.table.selectRow(row)
     detail = inspector.window.detail.browser.toPlainText()
@@ -106,7 +101,7 @@ def test_provenance_link_opens_the_conversation_at_the_turn(
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    row = _texts(inspector).index("Lives in Grenoble.")
+    row = note_texts(inspector).index("Lives in Grenoble.")
     with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
         inspector.window.table.selectRow(row)
     source = inspector.controller.notes.detail["sources"][0]  # type: ignore[index]

@@ -43,6 +43,8 @@ from tests.gui.conftest import (
     SIGNAL_TIMEOUT,
     Inspector,
     Modals,
+    note_texts,
+    select_note,
     show_tab,
     unlock,
     wait_idle,
@@ -56,19 +58,6 @@ def _journal(path: Path, person: str = "maya") -> list[str]:
     with sqlite3.connect(path) as raw:
         rows = raw.execute("select type from journal where person=? order by seq", (person,))
         return [r[0] for r in rows]
-
-
-def _texts(inspector: Inspector) -> list[str]:
-    model = inspector.window.notes_model
-    return [str(model.index(r, 0).data()) for r in range(model.rowCount())]
-
-
-def _select(qtbot: Any, inspector: Inspector, text: str) -> str:
-    row = _texts(inspector).index(text)
-    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT) as got:
-        inspector.window.table.selectRow(row)
-    wait_idle(qtbot, inspector)
-    return str(got.args[0])
 
 
 def _open_dialogs() -> list[QWidget]:
@@ -99,7 +88,7 @@ def test_item1_lock_closes_open_edit_dialog(
     nothing is written, nor any "Something went wrong" shown."""
     inspector = real_inspector
     unlock(qtbot, inspector, demo_path)
-    _select(qtbot, inspector, "Lives in Grenoble.")
+    select_note(qtbot, inspector, "Lives in Grenoble.")
     before = _journal(demo_path)
     shown: list[str] = []
     after_lock: list[bool] = []
@@ -180,7 +169,7 @@ def test_item1_lock_closes_every_dialog_and_the_action_does_nothing(
     lock = _ask_with(route, inspector, qtbot)
     trigger: Callable[[], None]
     if which in ("edit text", "scope", "delete reason"):
-        _select(qtbot, inspector, "Lives in Grenoble.")
+        select_note(qtbot, inspector, "Lives in Grenoble.")
         trigger = {
             "edit text": window.edit_action.trigger,
             "scope": window.scope_action.trigger,
@@ -266,7 +255,7 @@ def test_item1_an_action_rechecks_the_session_after_its_dialog_returns(
     """Even if a dialog answered after a lock (a host that could not close it), the action
     it was for does nothing: the session is checked again when the dialog returns."""
     unlock(qtbot, inspector, demo_path)
-    _select(qtbot, inspector, "Lives in Grenoble.")
+    select_note(qtbot, inspector, "Lives in Grenoble.")
     before = _journal(demo_path)
 
     def answer_after_a_lock(current: str) -> str:
@@ -292,7 +281,7 @@ def test_item2_note_shortcuts_do_nothing_on_another_tab(
     on the hidden Notes tab; back on the table they do (CONVENTIONS 14)."""
     unlock(qtbot, inspector, demo_path)
     window = inspector.window
-    _select(qtbot, inspector, "Is vegetarian.")
+    select_note(qtbot, inspector, "Is vegetarian.")
     before = _journal(demo_path)
     inspector.prompts.asked.clear()  # who is acting was asked at unlock
     show_tab(qtbot, inspector, window.candidates)
@@ -325,11 +314,11 @@ def test_item2_actions_without_a_target_are_disabled(
     note_actions = (w.edit_action, w.scope_action, w.delete_action)
     assert not any(a.isEnabled() for a in note_actions)  # no note chosen yet
     assert not w.detail.edit_button.isEnabled()
-    _select(qtbot, inspector, "Is vegetarian.")
+    select_note(qtbot, inspector, "Is vegetarian.")
     assert all(a.isEnabled() for a in note_actions)
     w.filters.status.setCurrentIndex(w.filters.status.findText("All intervals"))
-    qtbot.waitUntil(lambda: "Lives in Lyon." in _texts(inspector), timeout=SIGNAL_TIMEOUT)
-    _select(qtbot, inspector, "Lives in Lyon.")  # closed: there is nothing to change
+    qtbot.waitUntil(lambda: "Lives in Lyon." in note_texts(inspector), timeout=SIGNAL_TIMEOUT)
+    select_note(qtbot, inspector, "Lives in Lyon.")  # closed: there is nothing to change
     assert not any(a.isEnabled() for a in note_actions)
     assert not w.detail.edit_button.isEnabled()
     assert not w.delete_conversation_action.isEnabled()
@@ -353,7 +342,7 @@ def test_item2_delete_shows_the_note_and_enter_cancels(
     after typing a reason) deletes nothing."""
     inspector = real_inspector
     unlock(qtbot, inspector, demo_path)
-    _select(qtbot, inspector, "Is vegetarian.")
+    select_note(qtbot, inspector, "Is vegetarian.")
     before = _journal(demo_path)
     seen: list[tuple[str, bool]] = []
 
@@ -473,15 +462,15 @@ def test_item6_as_of_shows_a_banner_the_note_then_and_no_edit_actions(
     filters = w.filters
     filters.status.setCurrentIndex(filters.status.findText("All intervals"))
     qtbot.waitUntil(
-        lambda: "Has a dentist appointment on Tuesday." in _texts(inspector),
+        lambda: "Has a dentist appointment on Tuesday." in note_texts(inspector),
         timeout=SIGNAL_TIMEOUT,
     )
-    _select(qtbot, inspector, "Has a dentist appointment on Tuesday.")
+    select_note(qtbot, inspector, "Has a dentist appointment on Tuesday.")
     assert f.detail is not None and f.detail["status"] == "deleted"
     assert f.detail["valid_to"] is not None
     assert not w.time_travel_banner.isVisible()
     deleted = w.notes_model.note_at(
-        _texts(inspector).index("Has a dentist appointment on Tuesday.")
+        note_texts(inspector).index("Has a dentist appointment on Tuesday.")
     )
     assert deleted is not None and deleted.valid_to is not None
     before = deleted.valid_to - timedelta(minutes=1)
@@ -514,7 +503,7 @@ def test_item6_a_note_made_later_did_not_exist_yet(
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    _select(qtbot, inspector, "Is vegetarian.")
+    select_note(qtbot, inspector, "Is vegetarian.")
     w = inspector.window
     assert inspector.controller.notes.detail is not None
     first = inspector.controller.notes.detail["valid_from"]
@@ -602,7 +591,7 @@ def test_item8_the_integrity_badge_resets_after_a_change(
         inspector.window.verify_action.trigger()
     assert "verified" in inspector.window.integrity_label.text()
     show_tab(qtbot, inspector, inspector.window.tabs.widget(0))
-    _select(qtbot, inspector, "Is vegetarian.")
+    select_note(qtbot, inspector, "Is vegetarian.")
     inspector.prompts.scope = Scope.PORTABLE
     with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
         inspector.window.scope_action.trigger()

@@ -12,60 +12,28 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from engram.control import turn_block
-from engram.gui.conversations_panel import CONVERSATION_ROLE
 from engram.gui.turn_sight_dialog import TurnSightDialog
-from engram.model.conversation import EntryKind
 from engram.model.ids import ConversationId, TurnId
-from engram.runtime.conversations import conversations_of, turns
-from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, show_tab, unlock, wait_idle
+from tests.gui.conftest import (
+    SIGNAL_TIMEOUT,
+    Inspector,
+    demo_exchange,
+    open_transcript,
+    select_note,
+    show_tab,
+    unlock,
+    wait_idle,
+)
 
 AN_ID = re.compile(r"\b[nckts]_[0-9a-f]{8,}")  # note, conversation, tool call, turn, store ids
 DAY = r"\d{1,2} [A-Z][a-z]{2}(?: \d{4})?"
-
-
-def _texts(inspector: Inspector) -> list[str]:
-    model = inspector.window.notes_model
-    return [str(model.index(r, 0).data()) for r in range(model.rowCount())]
-
-
-def _select(qtbot: Any, inspector: Inspector, text: str) -> None:
-    row = _texts(inspector).index(text)
-    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
-        inspector.window.table.selectRow(row)
-    wait_idle(qtbot, inspector)
-
-
-def _conversation_with(inspector: Inspector, first_words: str) -> tuple[str, str]:
-    """The demo conversation starting with these words, and its first assistant turn."""
-    store = inspector.controller.store
-    assert store is not None
-    for info in conversations_of(store, "maya"):
-        said = turns(store, info.id)
-        if said and (said[0][1] or "").startswith(first_words):
-            reply = next(e.ref for e, _ in said if e.kind is EntryKind.ASSISTANT)
-            assert reply is not None
-            return info.id, reply
-    raise AssertionError(f"no conversation starts with {first_words!r}")
-
-
-def _open_conversation(qtbot: Any, inspector: Inspector, conversation: str) -> None:
-    show_tab(qtbot, inspector, inspector.window.conversations)
-    panel = inspector.window.conversations
-    row = next(
-        r
-        for r in range(panel.list.count())
-        if panel.list.item(r).data(CONVERSATION_ROLE) == conversation
-    )
-    with qtbot.waitSignal(inspector.controller.transcript_shown, timeout=SIGNAL_TIMEOUT):
-        panel.list.setCurrentRow(row)
-    wait_idle(qtbot, inspector)
 
 
 def test_issue8_item14_the_audit_log_names_notes_by_their_words_and_chats_by_their_day(
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    _select(qtbot, inspector, "Lives in Grenoble.")
+    select_note(qtbot, inspector, "Lives in Grenoble.")
     inspector.prompts.text = "Lives in Chambéry."
     with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
         inspector.window.edit_action.trigger()
@@ -95,7 +63,7 @@ def test_issue8_item14_the_detail_names_corroborating_conversations_by_their_day
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    _select(qtbot, inspector, "Is vegetarian.")
+    select_note(qtbot, inspector, "Is vegetarian.")
     shown = inspector.window.detail.browser.toPlainText()
     assert re.search(f"corroborated by: the conversations of {DAY} and {DAY}", shown), shown
     assert not AN_ID.search(shown)
@@ -105,8 +73,8 @@ def test_issue8_item14_an_excision_names_the_tool_not_the_call_id(
     qtbot: Any, inspector: Inspector, demo_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    conversation, _ = _conversation_with(inspector, "Big news: I moved from Lyon")
-    _open_conversation(qtbot, inspector, conversation)
+    conversation, _ = demo_exchange(inspector, "Big news: I moved from Lyon")
+    open_transcript(qtbot, inspector, conversation)
     shown = inspector.window.conversations.transcript.toPlainText()
     assert "staff:dana removed the result of contacts_lookup" in shown
     assert not AN_ID.search(shown)
@@ -169,7 +137,7 @@ def test_issue8_item19_what_the_agent_saw_opens_tall_enough_for_what_it_shows(
     unlock(qtbot, inspector, demo_path)
     session = inspector.controller.session
     assert session is not None
-    conversation, reply = _conversation_with(inspector, "What should I cook tonight?")
+    conversation, reply = demo_exchange(inspector, "What should I cook tonight?")
     sight = turn_block.turn_sight(session, ConversationId(conversation), TurnId(reply))
     dialog = TurnSightDialog(sight, inspector.window)
     qtbot.addWidget(dialog)
