@@ -29,6 +29,10 @@ class EntryKind(StrEnum):
     TOOL_CALL = "tool_call"
     TOOL_RESULT = "tool_result"
     EXCISION = "excision"
+    # An agent framework's item as its session gave it (sealed), with the visible text cut
+    # out when a turn or tool entry before it holds that text (runtime/session_log.py).
+    # Not a turn: never searched, never shown to learning (W8).
+    ITEM = "item"
 
 
 # Entries whose text history search looks at (while the text still exists, H5).

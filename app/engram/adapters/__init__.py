@@ -1,0 +1,2 @@
+"""Adapters for agent frameworks, each an optional extra; faces like the CLI, HTTP and MCP,
+thin over runtime/ and control/."""
