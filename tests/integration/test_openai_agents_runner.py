@@ -184,7 +184,9 @@ def test_learning_runs_after_the_run_off_the_reply_path(store: Store) -> None:
     learning = LearningWorker(store, extractor)
     try:
         session = EngramSession.start(store, "maya", agent="helper", learning=learning)
-        result = _turn(_agent(session, ScriptedModel([[reply("Noted.")]])), session, "I moved to Lyon.")
+        result = _turn(
+            _agent(session, ScriptedModel([[reply("Noted.")]])), session, "I moved to Lyon."
+        )
         assert session.after_run(result) is True
         assert extractor.started.wait(10)
         assert list_notes(PersonSession.open(store, "maya")) == []  # the reply did not wait

@@ -30,7 +30,11 @@ ITEMS: list[dict[str, Any]] = [
         "role": "user",
         "content": [
             {"type": "input_text", "text": "Here is the sky"},
-            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0K", "detail": "auto"},
+            {
+                "type": "input_image",
+                "image_url": "data:image/png;base64,iVBORw0K",
+                "detail": "auto",
+            },
             {"type": "input_text", "text": "right now."},
         ],
     },
@@ -51,7 +55,13 @@ ITEMS: list[dict[str, Any]] = [
 ]
 LATER: list[dict[str, Any]] = [
     {"type": "function_call_output", "call_id": "call_1", "output": "3°C and snowing"},
-    {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "chart", "arguments": "{}"},
+    {
+        "type": "function_call",
+        "id": "fc_2",
+        "call_id": "call_2",
+        "name": "chart",
+        "arguments": "{}",
+    },
     {
         "type": "function_call_output",
         "call_id": "call_2",
@@ -163,7 +173,9 @@ def test_pop_item_of_an_empty_session_is_none(session: EngramSession) -> None:
     assert run(session.pop_item()) is None
 
 
-def test_a_result_staff_removed_comes_back_as_a_notice(session: EngramSession, store: Store) -> None:
+def test_a_result_staff_removed_comes_back_as_a_notice(
+    session: EngramSession, store: Store
+) -> None:
     """H4: once staff excise a tool result, the session gives the model a notice, not it."""
     _filled(session)
     call = history.list_tool_calls(store, session.session_id)["calls"][0]["call_id"]

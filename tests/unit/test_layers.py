@@ -66,10 +66,14 @@ def test_engine_and_model_do_no_io() -> None:
 
 
 FACES = ("engram.gui.app", "engram.api.server", "engram.mcp.server")
+# The Agents SDK adapter offers the very memory_recall `engram mcp` offers; its spec lives
+# with the MCP face's Engram-side tool layer (no MCP SDK in it).
+SHARED_WITH_ADAPTERS = ("engram.mcp.tools",)
 
 
 def test_imports_point_down_only() -> None:
     order = ["model", "engine", "store", "runtime", "control", "cli", "api", "mcp", "gui"]
+    order.append("adapters")  # framework adapters are faces too (issue 16 item 4)
     for path in APP.rglob("*.py"):
         layer = _layer(path)
         if layer not in order:
@@ -83,8 +87,23 @@ def test_imports_point_down_only() -> None:
             ):
                 if layer == "cli" and node.module in FACES:
                     continue  # `engram desk`, `serve` and `mcp` launch their faces
+                if layer == "adapters" and node.module in SHARED_WITH_ADAPTERS:
+                    continue
                 target = node.module.split(".")[1]
                 if target in order and target != layer:
                     assert order.index(target) < order.index(layer) or (
-                        layer in {"cli", "api", "mcp", "gui"} and target in order[:5]
+                        layer in {"cli", "api", "mcp", "gui", "adapters"} and target in order[:5]
                     ), f"{path.relative_to(APP)} imports upward from {target}"
+
+
+# Each adapter's framework is an optional extra: only its own module may import it.
+FRAMEWORKS = {"agents": "adapters/openai_agents.py"}
+
+
+def test_only_an_adapter_imports_its_framework() -> None:
+    """Issue 16 item 4: Engram works without the extras, so no other module imports one."""
+    for framework, home in FRAMEWORKS.items():
+        users = [
+            str(p.relative_to(APP)) for p in APP.rglob("*.py") if framework in _imports(p)
+        ]
+        assert users == [home], framework

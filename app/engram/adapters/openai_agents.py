@@ -225,7 +225,9 @@ class EngramSession:
 
     def _recall(self, who: Attribution, args: dict[str, Any]) -> dict[str, Any]:
         writer = memory_tools.writing_tool(agent_config(self.store, self.agent), self.host_allows)
-        result = recall_turn(self.store, who, limit=limit_arg(args), record_usage=True, writer=writer)
+        result = recall_turn(
+            self.store, who, limit=limit_arg(args), record_usage=True, writer=writer
+        )
         return recall_json(result)
 
     def _tool(self, spec: ToolSpec) -> FunctionTool:

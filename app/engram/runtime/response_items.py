@@ -70,7 +70,7 @@ def split_item(item: Mapping[str, Any]) -> SplitItem:
             holes.append((["content"], False))
         elif isinstance(content, list):
             for i, part in enumerate(content):
-                key = _VISIBLE_PARTS.get(part.get("type")) if isinstance(part, dict) else None
+                key = _VISIBLE_PARTS.get(str(part.get("type"))) if isinstance(part, dict) else None
                 if key is not None and isinstance(part.get(key), str):
                     holes.append((["content", i, key], False))
     elif kind_of == "function_call":
@@ -100,7 +100,7 @@ def split_item(item: Mapping[str, Any]) -> SplitItem:
 def join_item(envelope: Mapping[str, Any], text: str | None) -> dict[str, Any]:
     """The item as it was given, its texts put back from `text` (its entry's text); where
     that text was removed (None), each hole says so instead of holding it."""
-    item = copy.deepcopy(envelope["item"])
+    item: dict[str, Any] = copy.deepcopy(envelope["item"])
     holes = envelope.get("holes", [])
     at = 0
     for hole in holes:

@@ -32,7 +32,7 @@ from engram.runtime.conversations import (
 )
 from engram.runtime.response_items import SplitItem, join_item, split_item
 from engram.store import conversation_log, pending_erasure
-from engram.store.store import Store
+from engram.store.store import Store, WriteTxn
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ def append_items(
 
 def _primary(
     store: Store,
-    txn: Any,
+    txn: WriteTxn,
     conversation: ConversationId,
     party: SessionParty,
     split: SplitItem,
@@ -117,6 +117,10 @@ def _primary(
     """The turn or tool entry holding an item's visible text, or None for an item Engram
     does not read (reasoning, a system message, a hosted tool's call)."""
     committed = TurnStatus.COMMITTED.value
+    ref: str
+    author: str
+    status: str | None
+    body: dict[str, Any] | None
     if split.kind is EntryKind.USER:
         ref, author, status, body = new_turn_id(), party.person, committed, None
     elif split.kind is EntryKind.ASSISTANT:
@@ -143,7 +147,9 @@ def _primary(
     )
 
 
-def _open_calls(store: Store, conn: Any, conversation: ConversationId) -> dict[str, tuple[str, str]]:
+def _open_calls(
+    store: Store, conn: Any, conversation: ConversationId
+) -> dict[str, tuple[str, str]]:
     """The framework's call id -> (Engram call id, tool name) of every recorded call that
     has no result yet (a run can stop between a call and its result)."""
     entries = conversation_log.entries(conn, conversation)
