@@ -103,7 +103,5 @@ FRAMEWORKS = {"agents": "adapters/openai_agents.py"}
 def test_only_an_adapter_imports_its_framework() -> None:
     """Issue 16 item 4: Engram works without the extras, so no other module imports one."""
     for framework, home in FRAMEWORKS.items():
-        users = [
-            str(p.relative_to(APP)) for p in APP.rglob("*.py") if framework in _imports(p)
-        ]
+        users = [str(p.relative_to(APP)) for p in APP.rglob("*.py") if framework in _imports(p)]
         assert users == [home], framework

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from engram.gui.highlight import Spans, marked_html, matcher
 from engram.gui.widgets import HTML_ROLE, HtmlDelegate, clear_on_escape, copy_id_menu, describe
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
+from engram.runtime.response_items import shown_item
 
 CONVERSATION_ROLE = Qt.ItemDataRole.UserRole + 2
 TURN_ROLE = Qt.ItemDataRole.UserRole + 4
@@ -255,6 +256,14 @@ class ConversationsPanel(QWidget):
                 )
                 if text is not None and self.can_excise:
                     body += f" <a href='excise:{e(entry.ref or '')}'>remove this result…</a>"
+            elif entry.kind is EntryKind.ITEM:
+                if "of" in entry.body:
+                    continue  # an agent session's copy of the entry above, less its text
+                # An item Engram does not read (an agent's reasoning, a system message):
+                # kept sealed for the agent's session, so shown as kept.
+                what = e(str(entry.body.get("type") or "item"))
+                head = f"⋯ {what} kept for {e(entry.author or 'the agent')}'s session"
+                body = f"<tt>{e(shown_item(text))}</tt>" if text is not None else "<i>[removed]</i>"
             elif entry.kind is EntryKind.EXCISION:
                 call = entry.body.get("call")
                 tool = tools.get(str(call)) if call else None  # the tool's name, not the call id

@@ -151,3 +151,8 @@ def _put(body: dict[str, Any], path: Path, value: Any) -> None:
     for step in path[:-1]:
         where = where[step]
     where[path[-1]] = value
+
+
+def shown_item(envelope: str) -> str:
+    """A kept item, from its stored envelope, as JSON text for a person to read."""
+    return json.dumps(json.loads(envelope)["item"], ensure_ascii=False)
