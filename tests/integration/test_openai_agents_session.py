@@ -12,8 +12,11 @@ from typing import Any
 import pytest
 
 from engram.adapters.openai_agents import EngramSession
+from engram.control.conversations import delete_conversation
+from engram.control.session import PersonSession
 from engram.model.conversation import EntryKind
-from engram.model.errors import InvalidInput, NotAllowed
+from engram.model.errors import InvalidInput, NotAllowed, NotFound
+from engram.model.ids import ConversationId
 from engram.runtime import conversations, history, session_log
 from engram.runtime.response_items import REMOVED
 from engram.store.store import Store
@@ -233,3 +236,20 @@ def test_a_bad_item_writes_nothing_of_its_batch(
     assert str(refused.value).endswith(".") and "\n" not in str(refused.value)
     assert run(session.get_items()) == []
     assert conversations.turns(store, session.session_id) == []
+
+
+def test_a_deleted_conversation_is_said_in_one_sentence(
+    session: EngramSession, store: Store
+) -> None:
+    """Bad input: once the person deletes the conversation (the inspector's cascade), the
+    session's reads and writes say so, and nothing is written."""
+    _filled(session)
+    delete_conversation(PersonSession.open(store, "maya"), ConversationId(session.session_id))
+    for attempt in (
+        session.get_items(),
+        session.add_items([{"role": "user", "content": "still there?"}]),
+        session.pop_item(),
+    ):
+        with pytest.raises(NotFound, match=r"^There is no conversation 'c_\w+' in this store\.$"):
+            run(attempt)
+    assert verify(store).ok
