@@ -87,7 +87,12 @@ def append_items(
     with store.write() as txn:
         if conversation_log.get(txn.conn, conversation) is None:
             raise no_such_conversation(conversation)  # deleted since the check above
-        calls = _open_calls(store, txn.conn, conversation)
+        # Only a result answering a call from an earlier batch needs the log's open calls.
+        made = {s.call_id for s in splits if s.kind is EntryKind.TOOL_CALL}
+        answers_earlier = any(
+            s.kind is EntryKind.TOOL_RESULT and s.call_id not in made for s in splits
+        )
+        calls = _open_calls(store, txn.conn, conversation) if answers_earlier else {}
         for split in splits:
             primary = _primary(store, txn, conversation, party, split, calls)
             body: dict[str, Any] = {"format": FORMAT, "type": split.item_type}
