@@ -221,3 +221,13 @@ def test_after_run_without_a_worker_says_so(store: Store) -> None:
     result = _turn(_agent(session, ScriptedModel([[reply("Hi.")]])), session, "Hi")
     with pytest.raises(NotAllowed, match="no learning worker"):
         session.after_run(result)
+
+
+def test_the_hosts_tool_policy_narrows_never_widens(store: Store) -> None:
+    """P2: a tool is offered only when the configuration enables it and the host allows it."""
+    _configure(store, remember=True)
+    narrow = EngramSession.start(store, "maya", agent="helper", host_allows={"memory_search"})
+    memory = [n for n in narrow.offered() if n.startswith("memory_")]
+    assert memory == ["memory_recall", "memory_search"]
+    wide = EngramSession.start(store, "maya", agent="helper", host_allows={"memory_forget"})
+    assert "memory_forget" not in wide.offered()  # allowed by the host, not enabled
