@@ -66,9 +66,6 @@ def test_engine_and_model_do_no_io() -> None:
 
 
 FACES = ("engram.gui.app", "engram.api.server", "engram.mcp.server")
-# The Agents SDK adapter offers the very memory_recall `engram mcp` offers; its spec lives
-# with the MCP face's Engram-side tool layer (no MCP SDK in it).
-SHARED_WITH_ADAPTERS = ("engram.mcp.tools",)
 
 
 def test_imports_point_down_only() -> None:
@@ -87,8 +84,6 @@ def test_imports_point_down_only() -> None:
             ):
                 if layer == "cli" and node.module in FACES:
                     continue  # `engram desk`, `serve` and `mcp` launch their faces
-                if layer == "adapters" and node.module in SHARED_WITH_ADAPTERS:
-                    continue
                 target = node.module.split(".")[1]
                 if target in order and target != layer:
                     assert order.index(target) < order.index(layer) or (

@@ -44,7 +44,6 @@ except ImportError:  # pragma: no cover - exercised by tests/unit/test_adapters_
     ) from None
 
 from engram.control.views import recall_json
-from engram.mcp.tools import RECALL
 from engram.model.conversation import ConversationInfo, Surface
 from engram.model.errors import NotAllowed
 from engram.model.ids import ConversationId, PersonId, TurnId, person_id
@@ -53,6 +52,7 @@ from engram.runtime.agents import agent_config
 from engram.runtime.context import Attribution, assemble_turn, recall_turn
 from engram.runtime.conversations import require_conversation, start_conversation
 from engram.runtime.extraction import LearningWorker
+from engram.runtime.recall_tool import RECALL
 from engram.runtime.tool_calls import ToolSpec, limit_arg, run_tool
 from engram.store.store import Store
 
