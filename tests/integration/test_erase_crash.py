@@ -155,3 +155,51 @@ def test_issue9_item4_a_person_created_again_before_a_crash_is_not_a_rollback(
         assert verify(reopened).ok
     finally:
         reopened.close()
+
+
+def _names_in_clear(store_path: Path) -> list[bytes]:
+    text = store_path.with_name(store_path.name + ".checkpoint").read_bytes()
+    return [name for name in (b"canary", b"second", b"journal:", b"log:") if name in text]
+
+
+def test_issue15_item3_a_crash_after_an_erase_then_another_erase_is_no_rollback(
+    store: Store, store_path: Path
+) -> None:
+    """An erase killed after its commit, then another erase before any verify: the second
+    erase's checkpoint line covers the first one's erasure record, so only "a record newer
+    than the checkpoint" left the first person's chains unexplained — a false rollback
+    alarm in 3 of 3 runs. Any signed erasure record naming a missing chain explains it; and
+    no erased id is ever in clear in the checkpoint, not even between the crash and verify."""
+    fill(store, PERSON, OTHER)
+    second = PersonId("second")
+    conversation = start_conversation(store, [second])
+    append_turn(store, conversation.id, role="user", author=second, text="soon gone")
+    store.close()
+    assert _names_in_clear(store_path) == []
+    died = run_cli(
+        store_path,
+        "person",
+        "erase",
+        "canary",
+        "--confirm",
+        "canary",
+        crash_at=faults.ERASE_COMMITTED,
+    )
+    assert died.returncode == -signal.SIGKILL, died.stderr
+    assert _names_in_clear(store_path) == []  # the checkpoint the crash left names nobody
+    erased = run_cli(store_path, "person", "erase", "second", "--confirm", "second")
+    assert erased.returncode == 0, erased.stderr
+    reopened = Store.open(str(store_path), passphrase=PASSPHRASE)
+    try:
+        report = verify(reopened)
+        assert report.ok, report.problems
+        assert any("brought up to date" in w for w in report.warnings)
+        again = verify(reopened)
+        assert again.ok and not again.warnings, (again.problems, again.warnings)
+        current = reopened.checkpoint.read()
+        assert current is not None
+        for gone in (PERSON, second):
+            assert reopened.hidden_name(chain.journal_chain(gone)) in current.gone
+    finally:
+        reopened.close()
+    assert _names_in_clear(store_path) == []

@@ -212,8 +212,12 @@ def check_checkpoint(store: Store, before: Before, heads: Heads, warnings: list[
         ]
     rollbacks, advance = compare(store, checkpoint, heads, removals(store))
     problems += rollbacks + _anchor_problems(before, checkpoint)
-    if not problems and (advance or checkpoint.legacy):
-        # A checkpoint of the old format (chain ids in clear) is rewritten hashed here too.
+    # Anchors a failed or interrupted write left behind are brought up to date too, and a
+    # checkpoint of the old format (chain ids in clear) is rewritten hashed.
+    lagging = any(
+        anchor is None or anchor.serial < checkpoint.serial for _, anchor in before.anchors
+    )
+    if not problems and (advance or checkpoint.legacy or lagging):
         written = store.record_in_checkpoint(advance.heads, advance.gone, advance.revived, warnings)
         if written is not None:
             store.anchors.write_keyring(written)
