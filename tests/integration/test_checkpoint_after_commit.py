@@ -42,6 +42,13 @@ def _checkpoint_is_a_folder(store: Store) -> Callable[[], None]:
     return remove
 
 
+def _lock_is_a_folder(store: Store) -> Callable[[], None]:
+    lock = store.checkpoint.path.with_name(store.checkpoint.path.name + ".lock")
+    lock.unlink()
+    lock.mkdir()
+    return lock.rmdir
+
+
 def _anchors_folder_is_a_file(store: Store) -> Callable[[], None]:
     folder = store.anchors.local_path.parent
     aside = folder.with_name("anchors.aside")
@@ -57,8 +64,8 @@ def _anchors_folder_is_a_file(store: Store) -> Callable[[], None]:
 
 @pytest.mark.parametrize(
     "obstacle",
-    [_temporary_is_a_folder, _checkpoint_is_a_folder, _anchors_folder_is_a_file],
-    ids=["temporary-file", "checkpoint-file", "anchors-folder"],
+    [_temporary_is_a_folder, _checkpoint_is_a_folder, _lock_is_a_folder, _anchors_folder_is_a_file],
+    ids=["temporary-file", "checkpoint-file", "lock-file", "anchors-folder"],
 )
 def test_issue15_item6_a_checkpoint_failure_after_the_commit_is_a_warning(
     store: Store, cli: Any, obstacle: Obstacle

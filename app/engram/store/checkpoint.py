@@ -16,7 +16,8 @@ Rules that keep it honest:
   finds none does not make a new one, so a deleted checkpoint stays reported until someone
   re-anchors on purpose (a fresh one would hide the rollback it was deleted to hide).
 - Every update holds the checkpoint's lock from just before the database commit until the
-  file is written (`Store.write`), so lines land in commit order; and a chain already
+  file is written (`Store.write`), so lines land in commit order (a write that could not
+  take the lock writes no line: it warns, and the checkpoint lags); and a chain already
   recorded as erased is never put back by a later line, unless the same write started it
   again (`checkpoint_format.merge`, applied when the lines are read).
 - A damaged line is never papered over: a write that finds one sets the file aside (verify
@@ -206,14 +207,14 @@ class CheckpointFile:
             finally:
                 os.close(fd)
 
-    def _compact(self, step: Step, signer: Signer) -> Anchor:
+    def _compact(self, step: Step, signer: Signer) -> Anchor | None:
         """Fold every line and this write into a fresh base (every line checked first)."""
         try:
             current = self.read()
         except CheckpointDamaged:
             return self._set_aside_and_restart(step, signer)
-        if current is None:  # removed since the tail was read (we hold the lock): restart
-            current = Checkpoint(self.store_id)
+        if current is None:  # deleted by hand since the tail was read: never re-created
+            return None
         merge(current, step)
         current.serial += 1
         return self._write_base(current, signer)

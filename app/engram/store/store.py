@@ -331,6 +331,7 @@ class Store(DataKeys):
     def write(self) -> Iterator[WriteTxn]:
         """A write transaction: all of it commits or none of it does."""
         ordered = contextlib.ExitStack()
+        unlocked: OSError | None = None
         try:
             with self.engine.connect() as connection:
                 connection = connection.execution_options(write=True)
@@ -346,15 +347,21 @@ class Store(DataKeys):
                             connection, self.info.id, self.signer, self._touched, self.now_micros()
                         )
                     if txn.heads or txn.gone:
-                        # Held from before the commit until the checkpoint is rewritten, so
-                        # checkpoint updates land in commit order (checkpoint.py).
-                        ordered.enter_context(self.checkpoint.locked())
+                        # Held from before the commit until the checkpoint is written, so its
+                        # lines land in commit order (checkpoint.py). A lock that cannot be
+                        # had fails the checkpoint's update, not the write: it warns below.
+                        try:
+                            ordered.enter_context(self.checkpoint.locked())
+                        except OSError as error:
+                            unlocked = error
                 self._keys.update(self._fresh)
                 faults.crash_point(faults.ERASE_COMMITTED if txn.erased else faults.AFTER_COMMIT)
                 if txn.erased:
                     self.plaintext_caches.clear()  # before anything below can fail
                 written = None
-                if txn.heads or txn.gone:
+                if unlocked is not None:  # out of commit order it must not be written at all
+                    self._warn(None, f"the store's checkpoint at {self.checkpoint.path}", unlocked)
+                elif txn.heads or txn.gone:
                     written = self.record_in_checkpoint(
                         txn.heads, txn.gone.values(), txn.revived.values()
                     )
@@ -430,7 +437,9 @@ class Store(DataKeys):
                     try:
                         self.anchors.write_local(written)
                     except Exception as error:
-                        self._warn(warnings, f"its anchor in {self.anchors.folder}", error)
+                        self._warn(
+                            warnings, f"the checkpoint's anchor in {self.anchors.folder}", error
+                        )
         except Exception as error:
             self._warn(warnings, f"the store's checkpoint at {self.checkpoint.path}", error)
             return None
