@@ -75,3 +75,21 @@ def test_issue15_item10_an_existing_store_is_tightened_on_open(tmp_path: Path) -
     finally:
         reopened.close()
         stricter.chmod(0o600)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_issue15_item10_a_file_someone_else_owns_is_left_as_it_is(tmp_path: Path) -> None:
+    db = tmp_path / "shared.engram"
+    store = Store.create(str(db), passphrase=PASSPHRASE)
+    _write(store)
+    store.close()
+    lock = db.with_name(db.name + ".checkpoint.lock")
+    lock.chmod(0o644)
+    os.chown(lock, 12345, 12345)  # not this user's: not Engram's to change
+    reopened = Store.open(str(db), passphrase=PASSPHRASE)
+    try:
+        _write(reopened)  # and the store still opens and writes
+    finally:
+        reopened.close()
+    assert oct(_mode(lock)) == "0o644"
+    assert oct(_mode(db)) == "0o600"
