@@ -3,11 +3,13 @@ readable by their owner only, and written whole or not at all."""
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from pathlib import Path
 
 from engram.model.errors import InvalidInput
+from engram.store.owner_only import remove_stale
 
 
 def write_private(path: str | os.PathLike[str], data: bytes, what: str = "file") -> Path:
@@ -24,6 +26,8 @@ def write_private(path: str | os.PathLike[str], data: bytes, what: str = "file")
             f"The folder {folder} does not exist; choose another place to save the {what}. "
             "Nothing was written."
         )
+    # What a writer killed before its rename left (issue 15 item 11); one writing now is younger.
+    remove_stale(folder, f".{glob.escape(target.name)}.*.part")
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
     except OSError as error:
