@@ -93,3 +93,12 @@ def test_issue15_item10_a_file_someone_else_owns_is_left_as_it_is(tmp_path: Path
         reopened.close()
     assert oct(_mode(lock)) == "0o644"
     assert oct(_mode(db)) == "0o600"
+
+
+def test_issue15_item10_the_release_request_is_owner_only(tmp_path: Path) -> None:
+    from engram.store.release import ReleaseRequests
+
+    requests = ReleaseRequests(tmp_path / "s.engram")
+    at = requests.post()
+    assert requests.path is not None and oct(_mode(requests.path)) == "0o600"
+    requests.withdraw(at)
