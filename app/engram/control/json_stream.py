@@ -30,24 +30,30 @@ def chunks(document: Any, *, ensure_ascii: bool = False) -> Iterator[str]:
 
 def materialize(document: Any) -> Any:
     """The same document with every `Lazy` read into a list (for callers that want it whole)."""
-    if isinstance(document, Lazy):
-        return [materialize(item) for item in document.items]
+    if isinstance(document, Lazy | list):
+        return [materialize(item) for item in _items(document)]
     if isinstance(document, dict) and _holds_lazy(document):
         return {key: materialize(value) for key, value in document.items()}
     return document
 
 
+def _items(array: Lazy | list[Any]) -> Iterable[Any]:
+    return array.items if isinstance(array, Lazy) else array
+
+
 def _holds_lazy(value: Any) -> bool:
     if isinstance(value, Lazy):
         return True
-    return isinstance(value, dict) and any(_holds_lazy(v) for v in value.values())
+    if isinstance(value, dict):
+        return any(_holds_lazy(v) for v in value.values())
+    return isinstance(value, list) and any(_holds_lazy(v) for v in value)
 
 
 def _encode(value: Any, depth: int, ensure_ascii: bool) -> Iterator[str]:
     outer = "\n" + " " * (INDENT * depth)
     inner = outer + " " * INDENT
-    if isinstance(value, Lazy):
-        items = iter(value.items)
+    if isinstance(value, Lazy) or (isinstance(value, list) and _holds_lazy(value)):
+        items = iter(_items(value))
         item = next(items, _END)
         if item is _END:
             yield "[]"
