@@ -124,7 +124,7 @@ class ExportCancelled(Exception):
 class _Steps:
     """Progress over the person's conversations, and the cancel flag polled on every page."""
 
-    def __init__(self, total: int, progress: Progress | None, cancelled: Cancelled | None):
+    def __init__(self, total: int, progress: Progress | None, cancelled: Cancelled | None) -> None:
         self.total, self.done = total, 0
         self._progress, self._cancelled = progress, cancelled
 
