@@ -24,6 +24,7 @@ from engram.runtime.conversations import start_conversation
 from engram.store import conversation_log, crypto, journal
 from engram.store.store import Store
 from tests.conftest import PASSPHRASE
+from tests.integration.test_cli_progress import _on_terminal
 
 ANA = PersonId("ana")
 TURN_CHARS = 40_000
@@ -191,3 +192,17 @@ def test_issue15_item7_an_export_that_fails_part_way_leaves_no_file_and_no_recor
     missing = _engram(store_path, "export", "--person", "ana", "--output", str(out / "x" / "a"))
     assert missing.returncode == 1 and "does not exist" in missing.stderr
     assert _exported_from(store_path) == []
+
+
+def test_issue15_item7_export_to_a_file_shows_progress_on_a_terminal(
+    store: Store, store_path: Path, tmp_path: Path
+) -> None:
+    start_conversation(store, [ANA])
+    env = {**os.environ, "TEST_PASSPHRASE": PASSPHRASE, "TERM": "xterm-256color"}
+    target = tmp_path / "ana.json"
+    command = [sys.executable, "-m", "engram", "--store", str(store_path), "--passphrase-env"]
+    command += ["TEST_PASSPHRASE", "export", "--person", "ana", "--output", str(target)]
+    code, screen = _on_terminal(command, env)
+    assert code == 0, screen
+    assert "Exporting conversations" in screen and "not encrypted" in screen
+    assert json.loads(target.read_text())["person"] == "ana"

@@ -175,7 +175,8 @@ def cmd_export(ctx: CommandContext) -> int:
     if ctx.args.output is None:
         forensics.export_to(session, sys.stdout)
         return 0
-    written = forensics.write_export(session, ctx.args.output)
+    with progress_bar(ctx, "Exporting conversations") as progress:
+        written = forensics.write_export(session, ctx.args.output, progress)
     emit_warning(
         f"Everything kept about {session.person} was written to {written}. {NOT_ENCRYPTED}"
     )

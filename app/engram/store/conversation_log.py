@@ -230,7 +230,9 @@ def for_person(
 
 def count_for_person(conn: Connection, person: PersonId) -> int:
     """How many conversations a person takes part in."""
-    query = select(func.count()).where(CP.c.person == person)
+    query = (select(func.count()).select_from(CV).join(CP, CP.c.conversation == CV.c.id)).where(
+        CP.c.person == person
+    )
     return int(conn.execute(query).scalar_one())
 
 

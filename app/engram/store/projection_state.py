@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, Row, func, select
 
 from engram.model.clock import from_micros
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
@@ -43,7 +43,7 @@ def digest_after(
     return [_digest_line(r) for r in rows]
 
 
-def _digest_line(r: Any) -> DigestLine:
+def _digest_line(r: Row[Any]) -> DigestLine:
     return DigestLine(
         r.seq,
         from_micros(r.at),
