@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import ToolMessage
+from langgraph.config import get_store
+from langgraph.func import entrypoint
 from langgraph.store.base import GetOp, PutOp, SearchOp
 from langmem import create_manage_memory_tool, create_search_memory_tool
 
@@ -293,6 +295,23 @@ def test_item4_langmem_tools_work_unchanged_and_the_inspector_sees_the_agent(
     verified = cli("verify", "--json")
     assert verified.code == 0
     assert verified.json()["ok"] is True and verified.json()["problems"] == []
+
+
+def test_item4_a_graph_given_the_store_hands_it_to_its_nodes_and_to_langmem(
+    store: Store,
+) -> None:
+    """LangMem's tools made without a store use the graph's (get_store), as in LangGraph
+    apps: the EngramStore given to `entrypoint(store=…)` is the one they write to."""
+    memory = _memory(store)
+    manage = create_manage_memory_tool(namespace=ROOT)
+
+    @entrypoint(store=memory)
+    def remember_then_look(content: str) -> list[str]:
+        manage.invoke({"content": content})
+        return [item.value["content"] for item in get_store().search(ROOT, query=content)]
+
+    assert remember_then_look.invoke("Prefers green tea.") == ["Prefers green tea."]
+    assert _texts(store) == ["Prefers green tea."]
 
 
 def test_item4_async_variants_and_langmem_async_tools(store: Store) -> None:

@@ -85,10 +85,10 @@ E = TypeVar("E", bound=StrEnum)
 
 class EngramStoreError(ToolException):
     """Engram refused a store operation, or could not do it; the message says why in one
-    sentence. `error` is Engram's own error."""
+    sentence. `error` is Engram's own error (None once the exception was unpickled)."""
 
-    def __init__(self, error: EngramError) -> None:
-        super().__init__(str(error))
+    def __init__(self, message: str, error: EngramError | None = None) -> None:
+        super().__init__(message)
         self.error = error
 
 
@@ -97,7 +97,7 @@ def _refusals() -> Iterator[None]:
     try:
         yield
     except EngramError as error:
-        raise EngramStoreError(error) from error
+        raise EngramStoreError(str(error), error) from error
 
 
 @dataclass(frozen=True, slots=True)
