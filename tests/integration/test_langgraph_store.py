@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -113,6 +115,8 @@ def test_item4_values_kinds_and_scopes_and_what_is_refused(store: Store) -> None
         with pytest.raises(EngramStoreError, match=said) as refused:
             memory.put(namespace, "other", value)
         assert isinstance(refused.value.error, InvalidInput)
+    with pytest.raises(EngramStoreError, match="without a ttl"):
+        memory.batch([PutOp(ROOT, "k", {"content": "Has a dog."}, ttl=60.0)])
     with pytest.raises(EngramStoreError, match="keeps its kind"):
         memory.put(ROOT, "tea", {"content": "Likes tea.", "kind": "fact"})
     # A batch with a malformed op runs none of its ops.
@@ -191,6 +195,24 @@ def test_S1_S3_a_store_bound_to_a_shared_conversation_hands_out_no_private_note(
     assert [s.conversation for s in written.note.sources] == [shared.id]  # the source (C4)
     alone = _memory(store)  # the person alone (the default) sees every scope
     assert len(alone.search(ROOT, query="cello cellos")) == 3
+
+
+def test_R2_unreadable_notes_are_a_refusal_never_an_empty_answer(
+    store: Store, store_path: Path
+) -> None:
+    memory = _memory(store)
+    memory.put(ROOT, "k", {"content": "Plays the cello."})
+    with sqlite3.connect(store_path) as raw:  # damage the sealed text behind Engram's back
+        for rowid, sealed in raw.execute("select rowid, sealed from journal_payloads").fetchall():
+            broken = bytearray(sealed)
+            broken[-1] ^= 0xFF
+            raw.execute(
+                "update journal_payloads set sealed=? where rowid=?", (bytes(broken), rowid)
+            )
+    with pytest.raises(EngramStoreError, match="could not read the notes"):
+        memory.search(ROOT, query="cello")
+    with pytest.raises(EngramStoreError):
+        memory.get(ROOT, "k")
 
 
 def test_W7_a_store_bound_to_an_incognito_conversation_writes_nothing(store: Store) -> None:

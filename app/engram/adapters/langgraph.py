@@ -269,7 +269,10 @@ class EngramStore(BaseStore):
         query = op.query.strip() if op.query and op.query.strip() else None
         found = memory_tools.matching_notes(self._store, self._person, shared.audience, query)
         if found is None:  # R2: a failed read never reads as "nothing kept"
-            raise InvalidInput("Engram could not read the notes just now; nothing was searched.")
+            raise EngramError(
+                "Engram could not read the notes just now, so nothing was searched; go on "
+                "without them."
+            )
         rows = [
             (words, shown)
             for words, shown in found
