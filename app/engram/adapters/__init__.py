@@ -1,0 +1,1 @@
+"""Adapters that plug Engram into agent frameworks, each behind an optional extra."""
