@@ -138,9 +138,7 @@ def test_issue16_item2_a_session_without_conversation_starts_its_own_once_when_n
             # P3: an argument naming someone else is dropped; Ana's note comes back.
             recalled = await session.call_tool("memory_recall", {"person": "ben"})
             assert not recalled.is_error and recalled.structured_content is not None
-            assert [n["text"] for n in recalled.structured_content["notes"]] == [
-                "Plays the cello."
-            ]
+            assert [n["text"] for n in recalled.structured_content["notes"]] == ["Plays the cello."]
             recent = await session.call_tool("conversation_recent_turns", {})
             assert recent.structured_content == {"turns": []}  # its own, empty chat
             found = await session.call_tool("conversation_find", {"query": "cello"})

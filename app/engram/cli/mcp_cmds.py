@@ -55,6 +55,7 @@ def register(commands: Any) -> None:
     config.add_argument(
         "--host",
         dest="mcp_host",
+        metavar="HOST",
         required=True,
         choices=mcp_hosts.HOSTS,
         help="the host that starts the server",
@@ -63,7 +64,7 @@ def register(commands: Any) -> None:
     config.add_argument(
         "--person",
         default=argparse.SUPPRESS,
-        help="whose memory the host serves (created in the store if it is new)",
+        help="whose memory the host serves, required (created in the store if it is new)",
     )
     config.add_argument(
         "--agent", default=argparse.SUPPRESS, help="whose memory settings apply (optional)"
@@ -133,37 +134,40 @@ def cmd_mcp_config(ctx: CommandContext) -> int:
         args.passphrase_env,
     )
     document = mcp_hosts.host_config(args.mcp_host, args.name, server)
+    plan = None
+    if args.write:
+        target = (
+            mcp_hosts.default_file(args.mcp_host)
+            if args.file is None
+            else Path(args.file).expanduser().absolute()
+        )
+        plan = mcp_hosts.plan_merge(target, document)  # a file it cannot merge into: stop here
     # The configuration must work as written: the store opens the way the host will open
     # it (keyring, or the named variable), and the person is there to be served.
-    created = _ensure_person(ctx, person)
-    if created:
+    if _ensure_person(ctx, person):
         sys.stderr.write(f"{person} is new in this store: created them.\n")
-    if not args.write:
+    if plan is None:
         emit_json(document)
         return 0
-    target = (
-        mcp_hosts.default_file(args.mcp_host)
-        if args.file is None
-        else Path(args.file).expanduser().absolute()
-    )
-    merged = mcp_hosts.merge_into(target, document)
+    changed = plan.changed
+    backup = mcp_hosts.write_merge(plan)
     if ctx.as_json:
         emit_json(
             {
-                "file": str(merged.file),
-                "backup": None if merged.backup is None else str(merged.backup),
+                "file": str(plan.file),
+                "backup": None if backup is None else str(backup),
                 "server": args.name,
-                "replaced": merged.replaced,
-                "changed": merged.changed,
+                "replaced": plan.replaced,
+                "changed": changed,
                 "config": document,
             }
         )
-    elif not merged.changed:
-        emit_line(f"{merged.file} already starts this {args.name!r} server; nothing changed.")
+    elif not changed:
+        emit_line(f"{plan.file} already starts this {args.name!r} server; nothing changed.")
     else:
-        did = "Replaced" if merged.replaced else "Added"
-        kept = f" (the old file is kept as {merged.backup})" if merged.backup else ""
-        emit_line(f"{did} the {args.name!r} server in {merged.file}{kept}.")
+        did = "Replaced" if plan.replaced else "Added"
+        kept = f" (the old file is kept as {backup})" if backup else ""
+        emit_line(f"{did} the {args.name!r} server in {plan.file}{kept}.")
     return 0
 
 

@@ -130,19 +130,24 @@ def default_file(host: str) -> Path:
 
 
 @dataclass(frozen=True)
-class Merged:
-    """What writing a configuration did."""
+class Merge:
+    """A host document merged into a file's current content, not yet written."""
 
     file: Path
-    backup: Path | None
+    existing: dict[str, Any]
+    merged: dict[str, Any]
     replaced: bool
-    changed: bool
+
+    @property
+    def changed(self) -> bool:
+        """Whether writing would change the file."""
+        return not self.file.exists() or self.merged != self.existing
 
 
-def merge_into(path: Path, addition: dict[str, Any]) -> Merged:
-    """Merge `addition` (one host document) into the file at `path`, keeping everything
-    else in it; the old file is copied beside it first. Nothing is written when the file
-    cannot be read as a JSON object."""
+def plan_merge(path: Path, addition: dict[str, Any]) -> Merge:
+    """`addition` (one host document) merged into the file at `path`, keeping everything
+    else in it; InvalidInput, before anything is written, when the file cannot be read as
+    a JSON object."""
     existing = _read_object(path)
     merged = json.loads(json.dumps(existing))  # a deep copy
     replaced = False
@@ -159,11 +164,16 @@ def merge_into(path: Path, addition: dict[str, Any]) -> Merged:
         for name, entry in value.items():
             replaced = replaced or name in held
             held[name] = entry
-    if path.exists() and merged == existing:
-        return Merged(path, None, replaced=True, changed=False)
-    backup = _back_up(path) if path.exists() else None
-    _write_atomically(path, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
-    return Merged(path, backup, replaced, changed=True)
+    return Merge(path, existing, merged, replaced)
+
+
+def write_merge(plan: Merge) -> Path | None:
+    """Write the merged file (the old one copied beside it first); returns the backup."""
+    if not plan.changed:
+        return None
+    backup = _back_up(plan.file) if plan.file.exists() else None
+    _write_atomically(plan.file, json.dumps(plan.merged, indent=2, ensure_ascii=False) + "\n")
+    return backup
 
 
 def _read_object(path: Path) -> dict[str, Any]:
