@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import platformdirs
-
 from engram.model.errors import InvalidInput, NotAllowed
 
 HOSTS = ("claude-desktop", "vscode", "cursor")
@@ -118,15 +116,21 @@ def host_config(host: str, name: str, server: ServerLaunch) -> dict[str, Any]:
     return document
 
 
-def default_file(host: str) -> Path:
-    """Where the host reads its configuration for every workspace (the user's own)."""
+def default_file(host: str, platform: str = sys.platform) -> Path:
+    """Where the host reads its configuration for every workspace (the user's own), as
+    each host documents it for macOS, Windows and Linux."""
+    home = Path.home()
     if host == "cursor":
-        return Path.home() / ".cursor" / "mcp.json"
+        return home / ".cursor" / "mcp.json"
+    if platform == "darwin":
+        folder = home / "Library" / "Application Support"
+    elif platform == "win32":
+        folder = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming")
+    else:
+        folder = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     if host == "claude-desktop":
-        folder = platformdirs.user_config_path("Claude", appauthor=False, roaming=True)
-        return folder / "claude_desktop_config.json"
-    folder = platformdirs.user_config_path("Code", appauthor=False, roaming=True)
-    return folder / "User" / "mcp.json"
+        return folder / "Claude" / "claude_desktop_config.json"
+    return folder / "Code" / "User" / "mcp.json"
 
 
 @dataclass(frozen=True)
