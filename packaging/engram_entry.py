@@ -1,5 +1,11 @@
 """The bundle's entry point: the `engram` command (CLI and `engram desk`)."""
 
-from engram.cli.main import run
+import sys
+
+from engram.store.file_scan import run_child
+
+run_child(sys.argv)  # the erasure's file scan runs in a child process (store/file_scan.py)
+
+from engram.cli.main import run  # noqa: E402
 
 run()

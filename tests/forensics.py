@@ -15,7 +15,8 @@ from engram.runtime.conversations import append_turn, start_conversation
 from engram.runtime.note_writes import NoteDraft, add_digest_line, learn_note
 from engram.store.store import Store
 
-WINDOW = 24  # bytes of each ciphertext looked for (random bytes never collide by chance)
+WINDOW = 24  # bytes of a ciphertext looked for at once (random bytes never collide by chance)
+STRIDE = 8  # every window of each ciphertext: a fragment of 31 bytes anywhere is found
 SIDE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 
@@ -86,5 +87,16 @@ def traces(path: Path, captured: list[bytes], canary: str | None = None) -> list
     """What of the erased material is still in the files (empty when the erase held)."""
     blob = raw_bytes(path)
     hits = [f"plaintext {canary}"] if canary and canary.encode() in blob else []
-    hits += [f"ciphertext {c[:8].hex()}" for c in captured if c[-WINDOW:] in blob]
+    hits += [f"ciphertext {c[:8].hex()}" for c in captured if fragment_in(c, blob)]
     return hits
+
+
+def windows(ciphertext: bytes) -> list[bytes]:
+    """Every WINDOW bytes of a ciphertext, STRIDE apart, and its tail."""
+    found = [ciphertext[i : i + WINDOW] for i in range(0, len(ciphertext) - WINDOW + 1, STRIDE)]
+    return [*found, ciphertext[-WINDOW:]]
+
+
+def fragment_in(ciphertext: bytes, blob: bytes) -> bool:
+    """Whether any window of `ciphertext` is in `blob` (issue 15 item 2: not only its tail)."""
+    return any(window in blob for window in windows(ciphertext))

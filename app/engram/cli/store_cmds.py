@@ -9,6 +9,7 @@ from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
 from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons, reanchor
+from engram.control.erase import how_checked
 from engram.model.errors import InvalidInput
 from engram.runtime import transcript_import
 from engram.store.location import describe, store_url
@@ -194,6 +195,7 @@ def cmd_erase(ctx: CommandContext) -> int:
                 f"Raw file scan of {', '.join(scan['scanned'])}: "
                 f"{scan['found']} traces of erased ciphertext found."
             )
+            emit_line(f"How it was checked: {how_checked(report)}.")
         else:
             emit_line(f"No raw file to scan: {scan.get('note', 'not a file store')}.")
     return 0

@@ -90,3 +90,21 @@ def erase_person(
         **finished.to_json(),
         "readable_remains": False,
     }
+
+
+def how_checked(report: dict[str, Any]) -> str:
+    """How an erasure report's "nothing readable remains" was checked, as one clause list
+    (the CLI and the inspector both say it)."""
+    parts = []
+    rewrite = report.get("page_rewrite") or {}
+    if rewrite.get("rewrite") == "complete":
+        parts.append(
+            f"every page of the database was rewritten from its live rows "
+            f"({rewrite.get('pages_after', 0)} pages)"
+        )
+    if report.get("wal_checkpoint") == "complete":
+        parts.append("the write-ahead log was emptied into the file and truncated")
+    method = (report.get("raw_file_scan") or {}).get("method")
+    if method:
+        parts.append(method)
+    return "; ".join(parts) or "the keys were destroyed (there is no file to scan)"

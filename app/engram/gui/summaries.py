@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram.control.erase import how_checked
+
 TABLE_WORDS = {
     "notes": "notes",
     "note_texts": "note texts",
@@ -51,6 +53,7 @@ def erasure_summary(report: dict[str, Any]) -> str:
             f"{_plural(int(scan.get('looked_for') or 0), 'pieces')} of erased ciphertext, "
             f"found {found}."
         )
+        lines.append(f"How it was checked: {how_checked(report)}.")
     else:
         lines.append(f"Files scanned: none ({scan.get('note', 'not a file store')}).")
     checkpoint = report.get("wal_checkpoint")

@@ -8,6 +8,9 @@ destroyed keys (crypto-shredding) and the server's own vacuuming.
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,28 @@ def sqlite_path(url: str) -> Path | None:
     return Path(parsed.database)
 
 
+# (device, inode) of each SQLite file -> how many connections this process has open to it.
+# Closing any descriptor of a file drops all of a process's POSIX locks on it, so code that
+# would open the file itself must know whether SQLite holds it here (file_check).
+_held: dict[tuple[int, int], int] = {}
+_held_lock = threading.Lock()
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
+
+
+def holds_connection(path: Path) -> bool:
+    """Whether this process has a SQLite connection open to the file at `path`."""
+    key = _file_id(path)
+    with _held_lock:
+        return key is not None and _held.get(key, 0) > 0
+
+
 def make_engine(url: str) -> Engine:
     """An engine configured for durability and erasure on this dialect."""
     if not is_sqlite(url):
@@ -38,6 +63,24 @@ def make_engine(url: str) -> Engine:
     engine = create_engine(
         url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}
     )
+    path = sqlite_path(url)
+
+    @event.listens_for(engine, "connect")
+    def _held_open(_dbapi_connection: Any, record: Any) -> None:
+        key = None if path is None else _file_id(path)
+        record.info["file_id"] = key
+        if key is not None:
+            with _held_lock:
+                _held[key] = _held.get(key, 0) + 1
+
+    @event.listens_for(engine, "close")
+    def _let_go(_dbapi_connection: Any, record: Any) -> None:
+        key = record.info.pop("file_id", None)
+        if key is not None:
+            with _held_lock:
+                _held[key] -= 1
+                if _held[key] <= 0:
+                    del _held[key]
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -77,6 +120,26 @@ def after_erasure(engine: Engine, wait_ms: int = 200) -> dict[str, Any]:
         "frames": log_frames,
         "checkpointed": checkpointed,
     }
+
+
+def rewrite_pages(engine: Engine) -> dict[str, Any]:
+    """Rewrite every page of the database from its live rows (VACUUM), so no page keeps a
+    stale copy of a deleted cell: `secure_delete` zeroes a deleted cell where it is, but a
+    page the b-tree rebalanced keeps, in its free gap, copies of cells that moved away."""
+    if engine.dialect.name != "sqlite":
+        return {"rewrite": "not applicable"}
+    with engine.connect() as connection:
+        # The driver's own connection: VACUUM cannot run in the transaction SQLAlchemy
+        # would begin, and it takes the write lock itself.
+        driver = connection.connection.driver_connection
+        assert driver is not None
+        try:
+            pages = int(driver.execute("PRAGMA page_count").fetchone()[0])
+            driver.execute("VACUUM")
+            after = int(driver.execute("PRAGMA page_count").fetchone()[0])
+        except sqlite3.Error as error:
+            return {"rewrite": "failed", "error": str(error)}
+    return {"rewrite": "complete", "pages_before": pages, "pages_after": after}
 
 
 def lock_chain(connection: Connection, chain_id: str) -> None:

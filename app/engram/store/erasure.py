@@ -1,9 +1,10 @@
 """Verifiable erasure: destroy keys, delete rows, record a content-free erasure, scan files.
 
-With SQLite, `secure_delete` (set on every connection) zeroes deleted content and the WAL
-checkpoint after the transaction moves those zeroed pages into the file and truncates the
-WAL, so `scan_files` can prove the erased ciphertext is gone from the bytes on disk. Until
-that has happened a pending-erasure mark stays in the store (`pending_erasure`).
+With SQLite, `secure_delete` (set on every connection) zeroes deleted cells, but not the
+stale copies a page keeps of cells that moved to another page when the b-tree rebalanced;
+so finishing an erasure rewrites every page (VACUUM), checkpoints and truncates the WAL,
+and `scan_files` then proves no fragment of erased ciphertext is left in the bytes on disk.
+Until that has happened a pending-erasure mark stays in the store (`pending_erasure`).
 
 Rows that must outlive an erased person (others' journals, shared conversation logs, the
 erasure chain) name them afterwards only by a keyed pseudonym (`pseudonyms`).
@@ -21,13 +22,11 @@ from sqlalchemy import Connection, delete, insert, select, update
 from engram.engine.fold import apply_event
 from engram.model.ids import ConversationId, PersonId
 from engram.model.progress import Progress
-from engram.store import chain, crypto, projection, pseudonyms, schema
+from engram.store import chain, crypto, file_scan, projection, pseudonyms, schema
 from engram.store.data_keys import conversation_key_ref, person_key_ref
 from engram.store.dialect import lock_chain, sqlite_path
 from engram.store.erasure_admin import pseudonymize_admin
 from engram.store.store import Store, WriteTxn
-
-SCAN_WINDOW = 24  # bytes of each ciphertext looked for; random bytes never collide by chance
 
 
 @dataclass
@@ -196,25 +195,13 @@ def erasure_records(conn: Connection) -> list[dict[str, Any]]:
 def scan_files(
     store: Store, needles: Iterable[bytes], progress: Progress | None = None
 ) -> dict[str, Any]:
-    """Look for erased ciphertext in the database file, its WAL and its shared memory.
-    `progress` counts probes looked for, file by file (each is a pass over the file)."""
+    """Look for every window of each erased ciphertext in the database file, its WAL and
+    its shared memory, from a child process (file_scan: this process must never open and
+    close the files it holds SQLite locks on). `progress` follows the child's passes."""
     path = sqlite_path(store.url)
     if path is None:
         return {"scanned": [], "found": 0, "note": "not a file store; keys were destroyed"}
-    probes = {bytes(n[-SCAN_WINDOW:]) for n in needles if len(n) >= SCAN_WINDOW}
-    files = [path.with_name(path.name + suffix) for suffix in ("", "-wal", "-shm")]
-    files = [candidate for candidate in files if candidate.exists()]
-    scanned: list[str] = []
-    found = done = 0
-    for candidate in files:
-        data = candidate.read_bytes()
-        scanned.append(candidate.name)
-        for probe in probes:
-            found += probe in data
-            done += 1
-            if progress:
-                progress(done, len(files) * len(probes))
-    return {"scanned": scanned, "looked_for": len(probes), "found": found}
+    return file_scan.scan(path, needles, progress)
 
 
 def excise_author(

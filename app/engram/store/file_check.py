@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import urllib.parse
 from pathlib import Path
 
 from engram.model.errors import CorruptStore, NotAStore, ReadOnlyStore, StoreMissing
+from engram.store.dialect import holds_connection
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 LEFT = "it was left unchanged"
@@ -34,6 +36,14 @@ def _tables(path: Path) -> set[str]:
         connection.close()
 
 
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_MAGIC))
+    except OSError:
+        return b""
+
+
 def _what_is_wrong(path: Path) -> Exception | None:
     """Why `path` is not a store (missing, folder, unreadable, empty, foreign), or None."""
     if not path.exists():
@@ -47,20 +57,25 @@ def _what_is_wrong(path: Path) -> Exception | None:
             f"{path} is a folder, not an Engram store; choose a store file.",
             cli_message=f"{path} is a folder, not an Engram store; point --store at a store file.",
         )
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(SQLITE_MAGIC))
-    except PermissionError:
+    if not stat.S_ISREG(path.stat().st_mode):
+        # A FIFO or a device would block or stream forever on the first read.
+        return NotAStore(
+            f"{path} is not a regular file (it is a pipe, socket or device), so it is not an "
+            f"Engram store; {LEFT} — choose a store file."
+        )
+    if not os.access(path, os.R_OK):
         return ReadOnlyStore(
             f"The file {path} cannot be read by this user (permission denied); nothing was "
             "changed — open it as a user who may read and write it."
         )
-    if not head:
+    if path.stat().st_size == 0:
         return NotAStore(
             f"The file {path} is empty, so it is not an Engram store; {LEFT} (remove it to "
             "create a store there)."
         )
-    if head != SQLITE_MAGIC:
+    # Closing a descriptor of a file drops every POSIX lock this process holds on it, so a
+    # file SQLite has open here (a second Store on it) is read only through SQLite.
+    if not holds_connection(path) and _head(path) != SQLITE_MAGIC:
         return NotAStore(f"The file {path} is not an Engram store (not a SQLite database); {LEFT}.")
     try:
         tables = _tables(path)

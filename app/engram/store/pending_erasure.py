@@ -2,15 +2,21 @@
 tables. Until they have, a pending-erasure mark stays in the store; the erasing process,
 and otherwise the next open, finishes it; verify reports it until then.
 
-Finishing = a WAL checkpoint that copies the zeroed pages into the file and truncates the
-WAL (it cannot while any reader holds a snapshot from before the erasure, so Engram
-processes are asked to let go: `release`), then a scan of the files for the last bytes of
-every erased ciphertext. Only a complete checkpoint with nothing found clears the mark.
+Finishing = rewriting every page from the live rows (VACUUM: a page the b-tree rebalanced
+keeps stale copies of cells that moved, which `secure_delete` never sees), a WAL checkpoint
+that copies the rewritten pages into the file and truncates the WAL (it cannot while any
+reader holds a snapshot from before, so Engram processes are asked to let go: `release`),
+then a scan of the files, from a child process, for every window of every erased
+ciphertext (`file_scan`). Only a complete rewrite and checkpoint with nothing found clears
+the mark. The finishing process's own reads are exempt from release requests, so two
+erasures at once never stop each other after both committed.
 """
 
 from __future__ import annotations
 
+import struct
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,14 +27,36 @@ from engram.model.errors import EngramError, ErasureIncomplete
 from engram.model.progress import Progress
 from engram.store import crypto, faults, schema
 from engram.store.data_keys import KeyGone
-from engram.store.dialect import after_erasure, sqlite_path
-from engram.store.erasure import SCAN_WINDOW, scan_files
+from engram.store.dialect import after_erasure, rewrite_pages, sqlite_path
+from engram.store.erasure import scan_files
+from engram.store.file_scan import WINDOW, ScanFailed
 from engram.store.store import Store, WriteTxn
 
 P = schema.pending_erasures
 DEFAULT_WAIT_S = 10.0  # how long an erasing command waits for other readers to let go
 OPEN_WAIT_S = 1.0  # what an ordinary open spends on someone else's unfinished erasure
 RETRY_S = 0.05
+# A mark's sealed blob: this prefix, then each erased ciphertext as (length, bytes). Marks
+# written before it hold only the last WINDOW bytes of each, end to end.
+FRAMED = b"engram-erased-ciphertexts-v2\n"
+_LENGTH = struct.Struct(">I")
+
+
+def frame(needles: Iterable[bytes]) -> bytes:
+    """The ciphertexts a mark keeps (whole, so the scan can look for every window)."""
+    return FRAMED + b"".join(_LENGTH.pack(len(n)) + n for n in needles)
+
+
+def unframe(blob: bytes) -> list[bytes]:
+    """The ciphertexts (or, from an older mark, their last bytes) a mark kept."""
+    if not blob.startswith(FRAMED):
+        return [blob[i : i + WINDOW] for i in range(0, len(blob), WINDOW)]
+    found, at = [], len(FRAMED)
+    while at + _LENGTH.size <= len(blob):
+        (length,) = _LENGTH.unpack_from(blob, at)
+        found.append(blob[at + _LENGTH.size : at + _LENGTH.size + length])
+        at += _LENGTH.size + length
+    return found
 
 
 def _key_ref(mark_id: int) -> str:
@@ -41,13 +69,14 @@ def _aad(store: Store, mark_id: int) -> bytes:
 
 def mark(store: Store, txn: WriteTxn) -> None:
     """Inside every write that erases (Store.write calls this): note that its bytes may
-    still be in the files, with the last bytes of each deleted ciphertext to look for."""
+    still be in the files, with each deleted ciphertext to look for (sealed under a key of
+    the mark's own, destroyed when the erasure is finished)."""
     if sqlite_path(store.url) is None:
         return  # a server database: destroyed keys are the guarantee (DESIGN, the store)
-    probes = sorted({bytes(n[-SCAN_WINDOW:]) for n in txn.needles if len(n) >= SCAN_WINDOW})
+    needles = sorted({bytes(n) for n in txn.needles if len(n) >= WINDOW})
     mark_id = int(txn.conn.execute(select(func.coalesce(func.max(P.c.id), 0))).scalar_one()) + 1
     key = store.data_key(txn.conn, _key_ref(mark_id), create=True)
-    sealed = crypto.seal(key, b"".join(probes), _aad(store, mark_id))
+    sealed = crypto.seal(key, frame(needles), _aad(store, mark_id))
     txn.conn.execute(insert(P).values(id=mark_id, at=store.now_micros(), probes=sealed))
     store.touched(P, mark_id)
 
@@ -57,6 +86,7 @@ class Finish:
     """What finishing the pending erasures found."""
 
     wal_checkpoint: str = "not applicable"
+    page_rewrite: dict[str, Any] = field(default_factory=dict)
     frames: int = 0
     checkpointed: int = 0
     asked_others_to_let_go: bool = False
@@ -75,6 +105,10 @@ class Finish:
                 "another program is still reading the store (an open inspector, an export "
                 "or a backup), so the old pages could not be overwritten yet"
             )
+        if self.page_rewrite.get("rewrite") == "failed":
+            return f"its pages could not be rewritten yet ({self.page_rewrite['error']})"
+        if "error" in self.raw_file_scan:
+            return f"{self.raw_file_scan['error']}, so nothing proves the bytes are gone yet"
         found = self.raw_file_scan.get("found", 0)
         return f"{found} pieces of erased ciphertext are still in the store's files"
 
@@ -82,6 +116,7 @@ class Finish:
         """As shown in an erasure report."""
         return {
             "wal_checkpoint": self.wal_checkpoint,
+            "page_rewrite": self.page_rewrite,
             "frames": self.frames,
             "checkpointed": self.checkpointed,
             "asked_others_to_let_go": self.asked_others_to_let_go,
@@ -100,10 +135,16 @@ def _marks(store: Store) -> dict[int, list[bytes]]:
                 blob = crypto.unseal(key, bytes(sealed), _aad(store, int(record)))
             except (KeyGone, crypto.SealBroken):
                 blob = b""  # nothing left to look for; the checkpoint still has to happen
-            marks[int(record)] = [
-                blob[i : i + SCAN_WINDOW] for i in range(0, len(blob), SCAN_WINDOW)
-            ]
+            marks[int(record)] = unframe(blob)
     return marks
+
+
+def _rewrite(store: Store, result: Finish) -> bool:
+    try:
+        result.page_rewrite = rewrite_pages(store.engine)
+    except (exc.DBAPIError, OSError) as error:
+        result.page_rewrite = {"rewrite": "failed", "error": str(getattr(error, "orig", error))}
+    return result.page_rewrite.get("rewrite") == "complete"
 
 
 def _checkpoint(store: Store, wait_s: float, result: Finish) -> None:
@@ -134,19 +175,29 @@ def finish(store: Store, *, wait_s: float, progress: Progress | None = None) -> 
     if sqlite_path(store.url) is None:
         result.raw_file_scan = {"scanned": [], "found": 0, "note": "not a file store"}
         return result
-    marks = _marks(store)
-    _checkpoint(store, wait_s, result)
-    probes = [probe for found in marks.values() for probe in found]
-    result.raw_file_scan = scan_files(store, probes, progress)
-    clean = result.wal_checkpoint == "complete" and result.raw_file_scan.get("found", 0) == 0
-    faults.crash_point(faults.ERASE_SCRUBBED)
-    if clean and marks:
-        with store.write() as txn:
-            txn.conn.execute(delete(P).where(P.c.id.in_(sorted(marks))))
-            for record in marks:
-                store.touched(P, record)
-                store.destroy_key(txn.conn, _key_ref(record))
-        after_erasure(store.engine, wait_ms=100)  # the mark's own pages, while we are here
+    with store.releases.exempt():
+        marks = _marks(store)
+        rewritten = _rewrite(store, result) if marks else True
+        _checkpoint(store, wait_s, result)
+        needles = [needle for found in marks.values() for needle in found]
+        try:
+            result.raw_file_scan = scan_files(store, needles, progress)
+        except ScanFailed as failed:
+            result.raw_file_scan = {"scanned": [], "found": 0, "error": str(failed)}
+        clean = (
+            rewritten
+            and result.wal_checkpoint == "complete"
+            and "error" not in result.raw_file_scan
+            and result.raw_file_scan.get("found", 0) == 0
+        )
+        faults.crash_point(faults.ERASE_SCRUBBED)
+        if clean and marks:
+            with store.write() as txn:
+                txn.conn.execute(delete(P).where(P.c.id.in_(sorted(marks))))
+                for record in marks:
+                    store.touched(P, record)
+                    store.destroy_key(txn.conn, _key_ref(record))
+            after_erasure(store.engine, wait_ms=100)  # the mark's own pages, while we are here
     result.pending = [] if clean else sorted(marks)
     return result
 

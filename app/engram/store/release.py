@@ -15,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,23 @@ class ReleaseRequests:
         self._checked = 0.0
         self._latest = 0.0
         self._handled = 0.0
+        self._exempt = threading.local()
+
+    @contextlib.contextmanager
+    def exempt(self) -> Iterator[None]:
+        """Reads this thread makes meanwhile are not stopped by a request: an erasure that
+        committed finishes its own work (two erasing at once must not stop each other)."""
+        depth = getattr(self._exempt, "depth", 0)
+        self._exempt.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._exempt.depth = depth
+
+    @property
+    def exempted(self) -> bool:
+        """Whether this thread is inside `exempt`."""
+        return bool(getattr(self._exempt, "depth", 0))
 
     def post(self) -> float:
         """Ask every Engram process to let go; returns the request's time."""
@@ -111,5 +129,5 @@ def end_old_reads(
             on_request()
         began = connection.info.get("began_at")
         writing = connection.get_execution_options().get("write")
-        if began is not None and began < at and not writing:
+        if began is not None and began < at and not writing and not requests.exempted:
             raise StoreReleased(RELEASED_MESSAGE)
