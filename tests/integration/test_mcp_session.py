@@ -336,3 +336,53 @@ def test_issue16_item2_a_store_busy_with_another_writer_is_a_tool_error(
     finally:
         opened.close()
     assert len(_conversations(store_path)) == before + 1
+
+
+@pytest.mark.slow
+def test_issue16_item2_over_http_a_call_waiting_out_a_busy_store_gets_its_sentence(
+    store: Store, store_path: Path
+) -> None:
+    """Streamable HTTP: the call waits the store's whole busy timeout (15 s), longer than
+    the server's body timeout (10 s), and still gets the one sentence; the stream used to
+    be cut at 10 s, so the client saw a broken connection instead."""
+    import re
+
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from engram.runtime import api_keys
+
+    _, key = api_keys.create_key(store, "host", "ops")
+    _setup(store)
+    params = _params(store_path, "--person", "ana", "--transport", "http", "--port", "0")
+    server = subprocess.Popen(
+        [params.command, *params.args], stdout=subprocess.PIPE, text=True, env=params.env
+    )
+    try:
+        assert server.stdout is not None
+        found = re.search(r"http://[^ ]+/mcp", server.stdout.readline())
+        assert found
+
+        async def scenario() -> None:
+            client = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+            async with (
+                client,
+                streamable_http_client(found.group(0), http_client=client) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=60) as session,
+            ):
+                await session.initialize()
+                blocker = sqlite3.connect(store_path, isolation_level=None)
+                blocker.execute("BEGIN IMMEDIATE")
+                try:
+                    busy = await session.call_tool("conversation_recent_turns", {})
+                finally:
+                    blocker.execute("ROLLBACK")
+                    blocker.close()
+                assert busy.is_error and "busy with another writer" in _text(busy)
+                again = await session.call_tool("conversation_recent_turns", {})
+                assert again.structured_content == {"turns": []}
+
+        anyio.run(scenario)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
