@@ -33,7 +33,11 @@ def register(commands: Any) -> None:
         help="the conversation the tools serve, set by the host (default: ENGRAM_CONVERSATION; "
         "without one, the session starts its own the first time a call needs it)",
     )
-    p.add_argument("--agent", help="whose memory settings apply (default: the conversation's)")
+    p.add_argument(
+        "--agent",
+        help="whose memory settings apply (default: the conversation's; without a "
+        "conversation, none, so every memory tool is off)",
+    )
     p.add_argument(
         "--allow-tools",
         metavar="NAMES",
