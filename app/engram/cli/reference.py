@@ -44,6 +44,13 @@ def _subcommands(
     return None
 
 
+def runs(parser: argparse.ArgumentParser) -> bool:
+    """Whether the command runs by itself: no subcommands, or ones it may go without
+    (`engram mcp` serves; `engram mcp config` is another command)."""
+    sub = _subcommands(parser)
+    return sub is None or not sub.required
+
+
 def _walk(
     parser: argparse.ArgumentParser, helptext: str | None
 ) -> Iterator[tuple[argparse.ArgumentParser, str | None]]:
@@ -109,7 +116,7 @@ def render() -> str:
     """The whole reference as Markdown."""
     root = build_parser()
     parsers = list(_walk(root, None))
-    leaves = [(p, h) for p, h in parsers[1:] if _subcommands(p) is None]
+    leaves = [(p, h) for p, h in parsers[1:] if runs(p)]
     lines = [HEADER, "## Commands", ""]
     lines += [f"- [`{p.prog}`](#{_anchor(p.prog)}) — {_cell(h or '')}" for p, h in leaves]
     lines.append("")
