@@ -245,9 +245,9 @@ def test_issue10_item1_a_tool_turned_off_mid_session_refuses_and_is_announced(
     anyio.run(scenario)
 
 
-def test_issue10_item2_mcp_needs_its_attribution_from_the_host(
-    store: Store, store_path: Path
-) -> None:
+def test_issue10_item2_mcp_needs_its_person_from_the_host(store: Store, store_path: Path) -> None:
+    """The person is the host's trusted identity (P3); since issue 16 the conversation may
+    be left out (the session starts its own), the person never."""
     store.close()
     env = {**os.environ, "TEST_PASSPHRASE": PASSPHRASE}
     env.pop("ENGRAM_PERSON", None)
@@ -255,7 +255,8 @@ def test_issue10_item2_mcp_needs_its_attribution_from_the_host(
     command = [sys.executable, "-m", "engram", "mcp", "--store", str(store_path)]
     command += ["--passphrase-env", "TEST_PASSPHRASE"]
     done = subprocess.run(command, input="", capture_output=True, text=True, env=env, timeout=60)
-    assert done.returncode == 1 and "--person and --conversation" in done.stderr
+    assert done.returncode == 1 and "give --person (or ENGRAM_PERSON)" in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
 def test_issue10_item1_garbage_on_stdin_never_ends_the_session(

@@ -1,11 +1,13 @@
-"""Issue 10, done when: a host configured from the README works through the SDK client.
+"""Issues 10 and 16, done when: a host configured from the README works through the SDK
+client.
 
-The README's Claude Desktop block (its MCP section) is read as JSON; only the store path,
-person and conversation placeholders are replaced; the SDK's stdio client launches exactly
-that command and those arguments — `engram` found on PATH, with the environment the SDK
-gives a server by default — and calls tools. No passphrase is given: the server unlocks
-the store from the keyring, here a file keyring (tests/file_keyring.py) the subprocess
-loads through PYTHON_KEYRING_BACKEND, because it cannot see the test's in-memory one.
+Every "`engram mcp config …` prints:" block of the README's MCP section is what that
+command prints here, but for the machine's own paths (the `engram` that runs and the
+store). The Claude Desktop one is then launched exactly as the host would launch it, by
+the SDK's stdio client with the environment it gives a server by default: no
+conversation, no passphrase. The server unlocks the store from the keyring, here a file
+keyring (tests/file_keyring.py) the subprocess loads through PYTHON_KEYRING_BACKEND,
+because it cannot see the test's in-memory one.
 """
 
 from __future__ import annotations
@@ -13,54 +15,75 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
+import shlex
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 from engram.control.notes import add_note
+from engram.control.persons import ensure_person
 from engram.control.session import PersonSession
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime.agents import set_agent
-from engram.runtime.conversations import start_conversation
 from engram.store.keyring_access import SERVICE
 from engram.store.store import Store
-from tests.conftest import MemoryKeyring
+from tests.conftest import PASSPHRASE, MemoryKeyring
 from tests.file_keyring import FILE_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
-PLACEHOLDERS = ("--store", "--person", "--conversation")
+README_ENGRAM = "/home/ana/engram/.venv/bin/engram"
+README_STORE = "/home/ana/.local/share/engram/default.engram"
 
 
-def readme_claude_desktop() -> dict[str, Any]:
-    """The `mcpServers` JSON block of the README's MCP section."""
+def readme_configs() -> list[tuple[str, dict[str, Any]]]:
+    """(command, printed configuration) for each such block of the README's MCP section."""
     text = (ROOT / "README.md").read_text()
     start = text.index("\n## MCP\n")
     section = text[start : text.index("\n## ", start + 1)]
-    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", section, re.DOTALL)]
-    (claude,) = [b for b in blocks if "mcpServers" in b]
-    return dict(claude)
+    found = re.findall(r"`(engram mcp config [^`]*)` prints:\n\n```json\n(.*?)```", section, re.S)
+    return [(command, json.loads(block)) for command, block in found]
 
 
-def with_real_values(args: list[str], values: dict[str, str]) -> list[str]:
-    """The README's arguments with each placeholder flag's value replaced."""
-    out = list(args)
-    for flag, value in values.items():
-        out[out.index(flag) + 1] = value
-    return out
+def as_in_readme(printed: dict[str, Any], store_path: Path) -> dict[str, Any]:
+    """The printed configuration with this machine's paths put back to the README's."""
+    (server,) = next(iter(printed.values())).values()
+    assert Path(server["command"]).is_absolute() and os.access(server["command"], os.X_OK)
+    text = json.dumps(printed).replace(json.dumps(server["command"]), json.dumps(README_ENGRAM))
+    return dict(json.loads(text.replace(json.dumps(str(store_path)), json.dumps(README_STORE))))
+
+
+def test_issue16_item2_the_readme_shows_what_mcp_config_prints(
+    store: Store, store_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One block per host, each exactly this command's output (paths aside); none holds a
+    conversation id or a passphrase."""
+    set_agent(store, "helper", {"memory": {"tools": {"search": True}}}, "ops")
+    store.close()
+    monkeypatch.setenv("ENGRAM_PASSPHRASE", PASSPHRASE)
+    configs = readme_configs()
+    hosts = [
+        shlex.split(command)[shlex.split(command).index("--host") + 1] for command, _ in configs
+    ]
+    assert sorted(hosts) == ["claude-desktop", "cursor", "vscode"]
+    for command, shown in configs:
+        printed = cli(*shlex.split(command)[1:], "--store", str(store_path), passphrase=False)
+        assert printed.code == 0, (command, printed.err)
+        assert as_in_readme(printed.json(), store_path) == shown, command
+        assert "--conversation" not in printed.out and PASSPHRASE not in printed.out
 
 
 def test_issue10_done_a_host_configured_from_the_readme_works_through_the_sdk_client(
-    store: Store, store_path: Path, test_keyring: MemoryKeyring, tmp_path: Path
+    store: Store, store_path: Path, test_keyring: MemoryKeyring, tmp_path: Path, cli: Any
 ) -> None:
     ana = PersonId("ana")
     set_agent(store, "helper", {"memory": {"tools": {"search": True, "forget": True}}}, "ops")
-    conversation = start_conversation(store, [ana], agent="helper").id
+    ensure_person(store, ana)
     add_note(PersonSession(store, ana, ana), "Plays the cello.", Kind.FACT, Scope.DIRECT)
     keyring_file = tmp_path / "keyring.json"
     # The store's key, as `engram init` left it in the (test) OS keyring.
@@ -68,22 +91,18 @@ def test_issue10_done_a_host_configured_from_the_readme_works_through_the_sdk_cl
     keyring_file.write_text(json.dumps({f"{SERVICE}/{store.info.id}": secret}))
     store.close()
 
-    (server,) = readme_claude_desktop()["mcpServers"].values()
-    args = with_real_values(
-        server["args"],
-        {"--store": str(store_path), "--person": "ana", "--conversation": conversation},
-    )
-    changed = [i for i, (a, b) in enumerate(zip(server["args"], args, strict=True)) if a != b]
-    assert all(server["args"][i - 1] in PLACEHOLDERS for i in changed)
-    assert "--passphrase-env" not in args  # the README's point: no passphrase in the config
-    env = get_default_environment()
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    command = next(c for c, _ in readme_configs() if "claude-desktop" in c)
+    printed = cli(*shlex.split(command)[1:], "--store", str(store_path), passphrase=False)
+    assert printed.code == 0, printed.err
+    (server,) = printed.json()["mcpServers"].values()
+    assert "--passphrase-env" not in server["args"]  # the README's point: no passphrase
+    env = get_default_environment()  # no venv on the host's PATH: the command is absolute
     env.update(
         PYTHON_KEYRING_BACKEND="tests.file_keyring.FileKeyring",
-        PYTHONPATH=str(ROOT),
+        PYTHONPATH=os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p),
         **{FILE_ENV: str(keyring_file)},
     )
-    params = StdioServerParameters(command=server["command"], args=args, env=env)
+    params = StdioServerParameters(command=server["command"], args=server["args"], env=env)
 
     async def scenario() -> None:
         async with (
@@ -103,5 +122,9 @@ def test_issue10_done_a_host_configured_from_the_readme_works_through_the_sdk_cl
             assert recalled.structured_content["status"] == "ok"
             text = recalled.content[0]
             assert isinstance(text, types.TextContent) and "cello" in text.text
+            block = await session.read_resource("engram://memory/block")
+            (contents,) = block.contents
+            assert isinstance(contents, types.TextResourceContents)
+            assert "Plays the cello." in contents.text
 
     anyio.run(scenario)

@@ -69,8 +69,18 @@ FACES = ("engram.gui.app", "engram.api.server", "engram.mcp.server")
 
 
 def test_imports_point_down_only() -> None:
-    order = ["model", "engine", "store", "runtime", "control", "cli", "api", "mcp", "gui"]
-    order.append("adapters")  # framework adapters are faces too (issue 16 item 4)
+    order = [
+        "model",
+        "engine",
+        "store",
+        "runtime",
+        "control",
+        "adapters",
+        "cli",
+        "api",
+        "mcp",
+        "gui",
+    ]
     for path in APP.rglob("*.py"):
         layer = _layer(path)
         if layer not in order:
@@ -87,16 +97,34 @@ def test_imports_point_down_only() -> None:
                 target = node.module.split(".")[1]
                 if target in order and target != layer:
                     assert order.index(target) < order.index(layer) or (
-                        layer in {"cli", "api", "mcp", "gui", "adapters"} and target in order[:5]
+                        layer in {"cli", "api", "mcp", "gui"} and target in order[:5]
                     ), f"{path.relative_to(APP)} imports upward from {target}"
 
 
-# Each adapter's framework is an optional extra: only its own module may import it.
-FRAMEWORKS = {"agents": "adapters/openai_agents.py"}
+# Each framework adapter's libraries (an optional extra) and the module that may import them.
+ADAPTER_LIBRARIES = {
+    "agents": "adapters/openai_agents.py",
+    "langgraph": "adapters/langgraph.py",
+    "langmem": "adapters/langgraph.py",
+    "langchain_core": "adapters/langgraph.py",
+}
 
 
-def test_only_an_adapter_imports_its_framework() -> None:
-    """Issue 16 item 4: Engram works without the extras, so no other module imports one."""
-    for framework, home in FRAMEWORKS.items():
-        users = [str(p.relative_to(APP)) for p in APP.rglob("*.py") if framework in _imports(p)]
-        assert users == [home], framework
+def test_adapters_are_faces_no_other_layer_imports_and_only_they_import_their_framework() -> None:
+    """Issue 16 item 4: an adapter stands on control/ and runtime/ like any face; nothing
+    else imports it, and its framework (an optional extra) is imported in it alone, so
+    Engram without the extra never needs the framework."""
+    for path in APP.rglob("*.py"):
+        where = str(path.relative_to(APP))
+        imported = _imports(path)
+        for library, owner in ADAPTER_LIBRARIES.items():
+            assert library not in imported or where == owner, f"{where} imports {library}"
+        if _layer(path) == "adapters":
+            continue
+        tree = ast.parse(path.read_text("utf-8"))
+        modules = {
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+        } | {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+        assert not {m for m in modules if m.startswith("engram.adapters")}, where

@@ -1,2 +1,1 @@
-"""Adapters for agent frameworks, each an optional extra; faces like the CLI, HTTP and MCP,
-thin over runtime/ and control/."""
+"""Adapters that plug Engram into agent frameworks, each behind an optional extra."""

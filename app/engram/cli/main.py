@@ -9,7 +9,14 @@ import sys
 from collections.abc import Sequence
 
 from engram import __version__
-from engram.cli import conversation_cmds, learning_cmds, note_cmds, serve_cmds, store_cmds
+from engram.cli import (
+    conversation_cmds,
+    learning_cmds,
+    mcp_cmds,
+    note_cmds,
+    serve_cmds,
+    store_cmds,
+)
 from engram.cli.context import CommandContext
 from engram.cli.output import emit_error
 from engram.model.errors import EngramError
@@ -71,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     conversation_cmds.register(commands)
     learning_cmds.register(commands)
     serve_cmds.register(commands)
-    serve_cmds.register_mcp(commands)
+    mcp_cmds.register(commands)
     _globals_after_commands(parser)
     return parser
 
@@ -95,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit_error("Interrupted; nothing half-written was kept.", context.as_json)
         return 130
     finally:
+        for warning in context.take_warnings():
+            sys.stderr.write(warning + "\n")
         context.close()
 
 

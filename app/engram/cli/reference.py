@@ -24,8 +24,8 @@ Every command reads the store given by `--store` (a path or an SQLAlchemy URL), 
 `ENGRAM_STORE`, or the default store in the user data folder. Errors are one sentence on
 stderr, with `{"error": …}` on stdout under `--json`, and a non-zero exit: 1 for an
 error, 2 for a usage mistake, 3 when `verify` finds the store not intact. Long commands
-(`verify`, `import`, `learn`, `maintain`, `person erase`) draw a progress bar on stderr
-when both stdout and stderr are a terminal and `--json` is not given.
+(`verify`, `import`, `learn`, `maintain`, `person erase`, `export --output`) draw a
+progress bar on stderr when both stdout and stderr are a terminal and `--json` is not given.
 """
 
 
@@ -42,6 +42,13 @@ def _subcommands(
         if isinstance(action, argparse._SubParsersAction):
             return action
     return None
+
+
+def runs(parser: argparse.ArgumentParser) -> bool:
+    """Whether the command runs by itself: no subcommands, or ones it may go without
+    (`engram mcp` serves; `engram mcp config` is another command)."""
+    sub = _subcommands(parser)
+    return sub is None or not sub.required
 
 
 def _walk(
@@ -109,7 +116,7 @@ def render() -> str:
     """The whole reference as Markdown."""
     root = build_parser()
     parsers = list(_walk(root, None))
-    leaves = [(p, h) for p, h in parsers[1:] if _subcommands(p) is None]
+    leaves = [(p, h) for p, h in parsers[1:] if runs(p)]
     lines = [HEADER, "## Commands", ""]
     lines += [f"- [`{p.prog}`](#{_anchor(p.prog)}) — {_cell(h or '')}" for p, h in leaves]
     lines.append("")

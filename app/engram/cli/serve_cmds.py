@@ -1,13 +1,12 @@
-"""`engram serve` and `engram keys …`: the HTTP face and the keys its callers present."""
+"""`engram serve` and `engram keys …`: the HTTP face and the keys its callers present;
+the listening options `engram mcp --transport http` shares."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
-from engram.model.errors import InvalidInput
 from engram.runtime import api_keys
 
 if TYPE_CHECKING:
@@ -82,35 +81,6 @@ def cmd_keys_revoke(ctx: CommandContext) -> int:
     return 0
 
 
-def register_mcp(commands: Any) -> None:
-    """Add `mcp`."""
-    p = commands.add_parser(
-        "mcp", help="the agent's tools for an MCP client (stdio, or Streamable HTTP)"
-    )
-    p.add_argument(
-        "--person",
-        help="whom the agent answers, set by the host (default: ENGRAM_PERSON)",
-    )
-    p.add_argument(
-        "--conversation",
-        help="the conversation the tools serve, set by the host (default: ENGRAM_CONVERSATION)",
-    )
-    p.add_argument("--agent", help="whose memory settings apply (default: the conversation's)")
-    p.add_argument(
-        "--allow-tools",
-        metavar="NAMES",
-        help="the host's ceiling for memory tools, comma-separated (default: all four)",
-    )
-    p.add_argument(
-        "--transport",
-        choices=["stdio", "http"],
-        default="stdio",
-        help="stdio (default), or Streamable HTTP at /mcp behind a project API key",
-    )
-    add_listen_options(p, default_port=8766)
-    p.set_defaults(handler=cmd_mcp)
-
-
 def add_listen_options(p: Any, default_port: int) -> None:
     """--host, --port and TLS, shared by `serve` and `mcp --transport http`."""
     p.add_argument("--host", default="127.0.0.1", help="loopback unless told otherwise")
@@ -135,25 +105,3 @@ def listen_options(ctx: CommandContext) -> Listen:
         ctx.args.keyfile,
         ctx.args.insecure_plain_http,
     )
-
-
-def cmd_mcp(ctx: CommandContext) -> int:
-    import anyio
-
-    from engram.mcp.server import bind, serve_http, serve_stdio  # the MCP face loads here
-
-    # Read at run time, not as parser defaults, so the reference never shows a caller's ids.
-    person = ctx.args.person or os.environ.get("ENGRAM_PERSON")
-    conversation = ctx.args.conversation or os.environ.get("ENGRAM_CONVERSATION")
-    if not person or not conversation:
-        raise InvalidInput(
-            "engram mcp serves one conversation: give --person and --conversation (or "
-            "ENGRAM_PERSON and ENGRAM_CONVERSATION) from the host, never from the model."
-        )
-    listen = listen_options(ctx) if ctx.args.transport == "http" else None
-    allowed = ctx.args.allow_tools.split(",") if ctx.args.allow_tools else None
-    bound = bind(ctx.store(), person, conversation, ctx.args.agent, allowed)
-    if listen is None:
-        anyio.run(serve_stdio, bound)
-        return 0
-    return serve_http(bound, listen)

@@ -158,7 +158,11 @@ def candidate_note_events(
         restated = {"note": held.id, **({"source": cause.to_json()} if cause else {})}
         return [NewEvent(E.RESTATED, session.actor, restated, cause)], held.id
     origin = ConversationId(body["origin"]) if body.get("origin") else None
-    added = note_added(draft_of_suggestion(body, text), session.actor, cause, origin)
+    # A candidate suggested under a key-value face's key becomes the note that key names
+    # (control.keyed_notes), unless another write took that id first.
+    wanted = NoteId(body["as_note"]) if body.get("as_note") else None
+    free = wanted if wanted and note_in(txn, session, wanted) is None else None
+    added = note_added(draft_of_suggestion(body, text), session.actor, cause, origin, free)
     note = str(added.body["note"])
     events = [added]
     if body.get("contradicts") and held is not None:
@@ -177,6 +181,21 @@ def _newest_version(txn: WriteTxn, session: PersonSession, note_id: NoteId) -> N
         and note.superseded_by
     ):
         note = projection_notes.unscoped_note(txn.conn, session.person, note.superseded_by)
+    return note if note is not None and note.is_active else None
+
+
+def current_version(session: PersonSession, note_id: NoteId) -> Note | None:
+    """The active note `note_id` has become: itself while open, else what closed it in its
+    place — a new version (corrections and undos, C5), the newer statement (F1), the note a
+    merge kept (M2) — followed to the end. None when it ended otherwise (deleted, retired)
+    or is not one of this person's notes (C1)."""
+    seen: set[NoteId] = set()
+    with session.store.read() as conn:
+        note = projection_notes.unscoped_note(conn, session.person, note_id)
+        while note is not None and not note.is_active and note.id not in seen:
+            seen.add(note.id)
+            after = note.superseded_by or (note.closure.by_note if note.closure else None)
+            note = projection_notes.unscoped_note(conn, session.person, after) if after else None
     return note if note is not None and note.is_active else None
 
 
@@ -296,10 +315,12 @@ def add_note(
     conversation: ConversationId | None = None,
     topic: str | None = None,
     create_person: bool = False,
+    note_id: NoteId | None = None,
 ) -> NoteId:
     """A person's own note, optionally citing the conversation it comes from (W1). With
     `create_person`, a person the store has not seen yet is created in the same write, under
-    the session's actor, so a failed note leaves no empty person behind."""
+    the session's actor, so a failed note leaves no empty person behind. `note_id`: the id
+    the note takes (control.keyed_notes derives one from a caller's key), new if None."""
     draft = NoteDraft(
         text=text,
         kind=kind,
@@ -316,7 +337,7 @@ def add_note(
         if conversation is not None:
             writable_conversation(txn, session.person, conversation)
             cause = Cause(conversation)
-        event = note_added(draft, session.actor, cause, conversation)
+        event = note_added(draft, session.actor, cause, conversation, note_id)
         journal.append(store, txn, session.person, [event])
     return NoteId(event.body["note"])
 
@@ -388,14 +409,19 @@ def all_notes(session: PersonSession) -> list[NoteView]:
 def profile_document(session: PersonSession) -> str:
     """The person's profile document (M1) as text: built from the notes it names, so a
     deleted note or conversation leaves nothing of it behind. Empty before the first."""
+    with session.store.read() as conn:
+        return profile_document_in(session, conn)
+
+
+def profile_document_in(session: PersonSession, conn: Any) -> str:
+    """`profile_document`, read inside a snapshot the caller holds (an export)."""
     store, person = session.store, session.person
-    with store.read() as conn:
-        profile = maintenance.current_profile(conn, person)
-        if not profile:
-            return ""
-        ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]
-        ids += [NoteId(i) for i in profile.get("preferences", [])]
-        notes = projection_notes.unscoped_notes_by_ids(conn, person, ids)
-        texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
+    profile = maintenance.current_profile(conn, person)
+    if not profile:
+        return ""
+    ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]
+    ids += [NoteId(i) for i in profile.get("preferences", [])]
+    notes = projection_notes.unscoped_notes_by_ids(conn, person, ids)
+    texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
     shown = {str(n.id): texts.get(n.text_seq) for n in notes if n.is_active}
     return merge.profile_document(profile, shown)

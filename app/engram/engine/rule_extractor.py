@@ -24,9 +24,21 @@ _NOW = re.compile(
 )
 _REPORTED = re.compile(r"\b(he|she|they|my \w+) (said|says|thinks?|told)\b", re.I)
 _VALUE = r"([A-Za-z0-9][^.,;!?()]{0,60}?)"
+# When something happened ends the value: the time belongs to the note's validity
+# interval, not to its text ("I moved to Grenoble last month." -> "Lives in Grenoble.").
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_COUNT = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|a couple of|several)"
+_WHEN = (
+    r" (?:since |from )?(?:last|this|next|past) "
+    r"(?:week|month|year|summer|winter|spring|autumn|fall|weekend)\b"
+    r"| (?:yesterday|recently|lately|earlier)\b"
+    rf"| {_COUNT} (?:days?|weeks?|months?|years?) ago\b"
+    rf"| (?:in|since|back in|last) (?:{_MONTHS}|(?:19|20)\d\d)\b"
+    r"| on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+)
 _END = (
     r"\s*(?:,|;|\.|!|$| and | but | because | so | please\b| now\b| these days\b"
-    r"| for \w+ years?\b)"
+    r"| for \w+ years?\b|" + _WHEN + ")"
 )
 
 

@@ -13,7 +13,11 @@ answered too (mcp/stdio.py, mcp/http.py). This module maps Engram's tool layer
 - a cancelled read-only call is abandoned at once; a cancelled write finishes or rolls
   back in its own transaction (nothing half written) and is never answered;
 - the agent's configuration is read again on every call, and the client is sent
-  `notifications/tools/list_changed` when the tools it may use change.
+  `notifications/tools/list_changed` when the tools it may use change;
+- the person's assembled block is a resource and a prompt (mcp/block.py).
+
+Listing tools, resources or prompts never starts the session's own conversation (when
+the host named none); the first call that acts for the person does.
 """
 
 from __future__ import annotations
@@ -35,8 +39,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from engram import __version__
+from engram.mcp import block
 from engram.mcp.tools import INSTRUCTIONS, KNOWN_TOOLS, Bound, bind, call
-from engram.model.errors import EngramError
 from engram.runtime.tool_calls import ToolSpec
 
 log = logging.getLogger(__name__)
@@ -97,7 +101,7 @@ def as_mcp_tool(spec: ToolSpec) -> types.Tool:
 
 
 def build_server(bound: Bound, *, watch_idle: bool = True) -> Server[Any]:
-    """An SDK server for one bound conversation."""
+    """An SDK server for one bound person (and their conversation)."""
     watch = ToolWatch(bound)
 
     async def list_tools(
@@ -121,8 +125,6 @@ def build_server(bound: Bound, *, watch_idle: bool = True) -> Server[Any]:
         try:
             # A cancelled read is dropped at once; a write is left to finish or roll back.
             answer = await anyio.to_thread.run_sync(work, abandon_on_cancel=spec.read_only)
-        except EngramError as error:  # e.g. the conversation was deleted meanwhile
-            return refusal(str(error))
         except Exception:
             log.exception("the MCP tool %s failed", spec.name)
             raise MCPError(
@@ -135,6 +137,31 @@ def build_server(bound: Bound, *, watch_idle: bool = True) -> Server[Any]:
             content=[types.TextContent(text=json.dumps(answer, ensure_ascii=False))],
             structured_content=answer,
         )
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[block.BLOCK_RESOURCE])
+
+    async def list_resource_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await block.read_resource(bound, params.uri)
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[block.BLOCK_PROMPT])
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return await block.get_prompt(bound, params)
 
     @asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -152,6 +179,11 @@ def build_server(bound: Bound, *, watch_idle: bool = True) -> Server[Any]:
         lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
 
 

@@ -27,7 +27,7 @@ from engram.model.conversation import ConversationInfo
 from engram.model.errors import CorruptStore, NotAllowed
 from engram.model.events import Cause, NewEvent
 from engram.model.events import EventType as E
-from engram.model.ids import ConversationId, PersonId, TurnId
+from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import Note
 from engram.model.scope import Audience, Kind
 from engram.runtime.conversations import audience_of, require_conversation
@@ -111,6 +111,34 @@ def read_scoped(
         readable=True,
         digest_seqs=tuple(seq for seq, _ in readable_lines),
     )
+
+
+def read_eligible(
+    store: Store, person: PersonId, audience: Audience, ids: Sequence[NoteId]
+) -> list[TextNote]:
+    """The prompt-facing read of named notes: those of `ids` that are active and that
+    `audience` may receive (S1, S2), with their text, in the order given; any other id
+    (closed, private to this audience, unknown, another person's: C1) is left out."""
+    scopes = eligible_scopes(audience)
+    with store.read() as conn:
+        notes = [
+            note
+            for note_id in ids
+            if (note := projection_notes.eligible_note(conn, person, scopes, note_id))
+        ]
+        texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
+    return [TextNote(n, t) for n in notes if (t := texts.get(n.text_seq)) is not None]
+
+
+def kinds_present(store: Store, person: PersonId, audience: Audience) -> frozenset[Kind]:
+    """The kinds of which `audience` may receive at least one active note (S1, S2)."""
+    scopes = eligible_scopes(audience)
+    with store.read() as conn:
+        return frozenset(
+            kind
+            for kind in Kind
+            if projection_notes.eligible_ranked(conn, person, scopes, 1, frozenset({kind}))
+        )
 
 
 def audience_for_turn(store: Store, attribution: Attribution) -> Audience:

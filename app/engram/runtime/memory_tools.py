@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from engram.engine.assembly import TextNote
 from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
 from engram.engine.history_search import clamp
 from engram.engine.scope import eligible_scopes
@@ -187,20 +188,35 @@ def find_items(
 ) -> dict[str, Any]:
     """Notes `audience` may receive (S1-S3) sharing words with the query: most words
     first, then ranking; 5 by default, 25 at most."""
-    wanted = terms(query)
-    if not wanted:
-        raise InvalidInput("Give some words to look for.")
-    pool = search_pool(store, person, audience)
-    if pool is None:
+    found = matching_notes(store, person, audience, query)
+    if found is None:
         return {"items": [], "error": "memory could not be read just now; go on without it"}
-    scored = [(len(wanted & n.words), rank, n.item) for rank, n in enumerate(pool)]
-    best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))[: clamp(limit)]
     return {
         "items": [
             {"item_id": item.note.id, "kind": item.note.kind.value, "text": item.text}
-            for _, _, item in best
+            for _, item in found[: clamp(limit)]
         ]
     }
+
+
+def matching_notes(
+    store: Store, person: PersonId, audience: Audience, query: str | None
+) -> list[tuple[int, TextNote]] | None:
+    """Every note `audience` may receive (S1-S3) that shares words with the query, with how
+    many, most first, then in ranking order; with no query, all of them in ranking order
+    (0 words each). Only the best-ranked notes are looked through (search_pool). None when
+    memory could not be read (R2: never an empty answer)."""
+    wanted = None if query is None else terms(query)
+    if wanted is not None and not wanted:
+        raise InvalidInput("Give some words to look for.")
+    pool = search_pool(store, person, audience)
+    if pool is None:
+        return None
+    if wanted is None:
+        return [(0, n.item) for n in pool]
+    scored = [(len(wanted & n.words), rank, n.item) for rank, n in enumerate(pool)]
+    best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))
+    return [(count, item) for count, _, item in best]
 
 
 def propose(

@@ -97,8 +97,10 @@ def suggestion(
     ambiguous: bool,
     restates: NoteId | None = None,
     contradicts: NoteId | None = None,
+    as_note: NoteId | None = None,
 ) -> tuple[CandidateId, NewEvent]:
-    """A pending candidate (P5): the note it would become, for a person to decide on.
+    """A pending candidate (P5): the note it would become, for a person to decide on;
+    `as_note`, the id that note takes when applied (if still free then).
 
     Its text and its review flags (sensitive, hedged) are sealed together like a note's
     text, under its conversation's key too (C4): the clear journal says only that a
@@ -122,6 +124,8 @@ def suggestion(
         body["restates"] = restates
     if contradicts:
         body["contradicts"] = contradicts
+    if as_note:
+        body["as_note"] = as_note
     origin = cause.conversation if cause else None
     # ensure_ascii=False: the store's seam must see the text itself, not \u escapes that
     # would smuggle a lone surrogate past its Unicode check (issue 9, item 10)
