@@ -21,47 +21,18 @@ from typing import Any
 
 from engram.control.session import PersonSession
 from engram.control.views import recall_json
-from engram.engine.recall import RecallStatus
 from engram.model.agents import AgentConfig
 from engram.model.errors import EngramError, NotAllowed, NotFound
 from engram.model.ids import ConversationId, PersonId, person_id
 from engram.runtime import agents, history, memory_tools
 from engram.runtime.context import Attribution, assemble_turn, recall_turn
 from engram.runtime.conversations import require_conversation
+from engram.runtime.recall_tool import RECALL
 from engram.runtime.session_conversation import SessionConversation
-from engram.runtime.tool_calls import LIMIT_SCHEMA, ToolSpec, answer_object, limit_arg, run_tool
+from engram.runtime.tool_calls import ToolSpec, limit_arg, run_tool
 from engram.store.errors import OperationalError
 from engram.store.store import Store
 
-_NOTE = answer_object(
-    {
-        "id": {"type": "string"},
-        "kind": {"type": "string"},
-        "scope": {"type": "string"},
-        "confidence_bp": {"type": "integer"},
-        "text": {"type": "string"},
-    },
-    ["id", "kind", "scope", "text"],
-)
-RECALL = ToolSpec(
-    "memory_recall",
-    "Recall what is remembered",
-    "What is remembered about the person you are talking with that this conversation may "
-    "use, best first.",
-    {"limit": {**LIMIT_SCHEMA, "description": "12 by default, 25 at most"}},
-    [],
-    answer_object(
-        {
-            "status": {"enum": [s.value for s in RecallStatus]},
-            "message": {"type": ["string", "null"]},
-            "notes": {"type": "array", "items": _NOTE},
-            "digest": {"type": "array", "items": {"type": "string"}},
-        },
-        ["status", "notes", "digest"],
-    ),
-    read_only=True,
-    idempotent=True,
-)
 INSTRUCTIONS = (
     "Engram keeps what is remembered about the person you are talking with, for this one "
     "conversation; you cannot reach another person or conversation, and arguments naming "

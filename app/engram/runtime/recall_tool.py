@@ -1,6 +1,5 @@
 """`memory_recall` as an agent tool (R1, R2): its specification, for every face that offers
-it. (mcp/tools.py still holds its own copy, kept equal by tests/unit/test_recall_tool.py,
-until it imports this one.)"""
+it (MCP, the Agents SDK adapter)."""
 
 from __future__ import annotations
 
