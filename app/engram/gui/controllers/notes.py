@@ -91,8 +91,8 @@ class NotesController(PanelController):
         status bar says so when something was set."""
         session = self.hub.session
         person = session.person if session is not None else None
-        if person == self._person:
-            return
+        if person == self._person or (person is None and self.hub.store is not None):
+            return  # the same person, or nobody while the next one opens: they reset then
         self._person = person
         self._search_timer.stop()
         searching = self.w.filters.reset()

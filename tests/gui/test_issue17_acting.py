@@ -1,0 +1,131 @@
+"""Issue 17, "Acting on what is seen": the inspector acts only on what the person sees.
+
+Keys are pressed back to back (`QTest.keyClick` without waits), and again while a long job
+holds the worker (`long_job`), where the window between a key and its answer widens from
+milliseconds to seconds.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from engram.control import notes as memory_control
+from engram.model.ids import PersonId
+from engram.model.scope import Scope
+from engram.store import crypto, journal
+from engram.store.store import Store
+from tests.conftest import PASSPHRASE
+from tests.gui.conftest import (
+    SIGNAL_TIMEOUT,
+    Inspector,
+    long_job,
+    note_texts,
+    open_person,
+    select_note,
+    unlock,
+    wait_idle,
+)
+
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+def _journal(path: Path, person: str = "maya") -> list[tuple[str, str]]:
+    """(type, body) of every event of the person's journal."""
+    with sqlite3.connect(path) as raw:
+        rows = raw.execute("select type, body from journal where person=? order by seq", (person,))
+        return [(r[0], r[1]) for r in rows]
+
+
+def _notes_of(inspector: Inspector, person: str) -> list[str]:
+    store = inspector.controller.store
+    assert store is not None
+    from engram.control.session import PersonSession
+
+    session = PersonSession(store, PersonId(person), "staff:test")
+    return [str(v.text) for v in memory_control.list_notes(session)]
+
+
+def _shown_person(inspector: Inspector) -> str:
+    """Whose memory every part of the window shows — they must all agree."""
+    w, session = inspector.window, inspector.controller.session
+    assert session is not None
+    current = w.people.currentItem()
+    assert current is not None
+    highlighted = current.text().split("\n")[0]
+    assert w.windowTitle().startswith(f"{session.person} — ")
+    assert sorted(note_texts(inspector)) == sorted(_notes_of(inspector, session.person))
+    assert highlighted == session.person, f"{highlighted} is highlighted, {session.person} shown"
+    return str(session.person)
+
+
+# ---- 1. The last person chosen is the one shown ----------------------------------------
+
+
+def test_issue17_item1_down_twice_shows_the_last_person_chosen(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    open_person(qtbot, inspector, "ines")
+    people = inspector.window.people
+    people.setFocus()
+    qtbot.keyClick(people, Qt.Key.Key_Down)
+    qtbot.keyClick(people, Qt.Key.Key_Down)
+    wait_idle(qtbot, inspector)
+    assert _shown_person(inspector) == "sam"
+
+    # While a long job holds the worker, the person before is not left on screen to be acted
+    # on: nothing is shown until the one chosen last arrives.
+    with long_job(inspector) as release:
+        qtbot.keyClick(people, Qt.Key.Key_Up)
+        qtbot.keyClick(people, Qt.Key.Key_Up)
+        assert inspector.controller.session is None
+        assert note_texts(inspector) == []
+        for action in (
+            inspector.window.erase_action,
+            inspector.window.learn_action,
+            inspector.window.add_note_action,
+        ):
+            assert not action.isEnabled()
+        release.set()
+    wait_idle(qtbot, inspector)
+    assert _shown_person(inspector) == "ines"
+
+
+@pytest.fixture(scope="module")
+def many_people(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of 2,000 people (p0000 … p1999), one with notes."""
+    path = tmp_path_factory.mktemp("many") / "many.engram"
+    store = Store.create(
+        str(path), passphrase=PASSPHRASE, use_keyring=False, kdf=crypto.FAST_KDF_FOR_TESTS
+    )
+    with store.write() as txn:
+        for i in range(2000):
+            journal.ensure_person(store, txn, PersonId(f"p{i:04d}"))
+    store.close()
+    return path
+
+
+@pytest.mark.slow  # building 2,000 people takes a few seconds, once for the module
+def test_issue17_item1_type_to_find_among_2000_people_shows_the_one_found(
+    qtbot: Any, inspector: Inspector, many_people: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "many.engram"
+    target.write_bytes(many_people.read_bytes())
+    checkpoint = many_people.with_name(many_people.name + ".checkpoint")
+    if checkpoint.exists():
+        target.with_name(target.name + ".checkpoint").write_bytes(checkpoint.read_bytes())
+    unlock(qtbot, inspector, target, person="p0000")
+    people = inspector.window.people
+    people.setFocus()
+    # Each letter moves the highlight (p1, p19, p199, p1999): four opens, one after another.
+    qtbot.keyClicks(people, "p1999")
+    assert people.currentItem().text().startswith("p1999\n")
+    wait_idle(qtbot, inspector)
+    session = inspector.controller.session
+    assert session is not None and session.person == "p1999"
+    assert inspector.window.windowTitle().startswith("p1999 — ")
