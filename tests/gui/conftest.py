@@ -57,8 +57,8 @@ class FakePrompts:
         self.asked.append(("edit_text", current))
         return self.text
 
-    def choose_scope(self, current: Scope) -> Scope | None:
-        self.asked.append(("choose_scope", current))
+    def choose_scope(self, current: Scope, text: str) -> Scope | None:
+        self.asked.append(("choose_scope", (current, text)))
         return self.scope
 
     def delete_reason(self, text: str) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QLabel, QPlainTextEdit, QWidget
 
 from engram.control import notes as memory_control
 from engram.model.ids import PersonId
@@ -23,6 +24,7 @@ from tests.conftest import PASSPHRASE
 from tests.gui.conftest import (
     SIGNAL_TIMEOUT,
     Inspector,
+    Modals,
     long_job,
     note_texts,
     open_person,
@@ -129,3 +131,118 @@ def test_issue17_item1_type_to_find_among_2000_people_shows_the_one_found(
     session = inspector.controller.session
     assert session is not None and session.person == "p1999"
     assert inspector.window.windowTitle().startswith("p1999 — ")
+
+
+# ---- 2. Note actions act on the row selected when the key was pressed -------------------
+
+
+def _note_events(path: Path, types: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The events of `types` in maya's journal, with the note each names."""
+    import json
+
+    return [(t, json.loads(b)["note"]) for t, b in _journal(path) if t in types]
+
+
+def test_issue17_item2_down_then_del_never_deletes_the_row_left(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    w, prompts = inspector.window, inspector.prompts
+    allergy = select_note(qtbot, inspector, "Allergic to penicillin.")
+    assert note_texts(inspector)[1] == "Is vegetarian."  # the row below
+    before = _journal(demo_path)
+    prompts.asked.clear()
+    w.table.setFocus()
+    qtbot.keyClick(w.table, Qt.Key.Key_Down)
+    qtbot.keyClick(w.table, Qt.Key.Key_Delete)  # back to back: the detail is not there yet
+    for action in (w.edit_action, w.scope_action, w.delete_action):
+        assert not action.isEnabled()
+    for button in (w.detail.edit_button, w.detail.scope_button, w.detail.delete_button):
+        assert not button.isEnabled()
+    wait_idle(qtbot, inspector)
+    assert prompts.asked == []
+    assert _journal(demo_path) == before
+
+    # Once the detail of the row now selected has arrived, Del deletes that row's note.
+    detail = inspector.controller.notes.detail
+    assert detail is not None and detail["text"] == "Is vegetarian."
+    vegetarian = detail["id"]
+    deleted_before = _note_events(demo_path, ("deleted",))
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
+        qtbot.keyClick(w.table, Qt.Key.Key_Delete)
+    wait_idle(qtbot, inspector)
+    assert prompts.asked == [("delete_reason", "Is vegetarian.")]
+    assert _note_events(demo_path, ("deleted",)) == [*deleted_before, ("deleted", vegetarian)]
+    assert allergy not in [note for _, note in _note_events(demo_path, ("deleted",))]
+
+
+def test_issue17_item2_during_a_long_job_keys_wait_for_the_note_on_screen(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    """Ctrl+Shift+S pressed while a long job delays the detail of the row just chosen does
+    not change the scope of the row before (choosing "portable" that way would publish a
+    private note); an action already asked for carries its own note's id to the end."""
+    unlock(qtbot, inspector, demo_path)
+    w, prompts = inspector.window, inspector.prompts
+    select_note(qtbot, inspector, "Allergic to penicillin.")
+    prompts.scope = Scope.PORTABLE
+    before = _journal(demo_path)
+    prompts.asked.clear()
+    w.table.setFocus()
+    with long_job(inspector) as release:
+        qtbot.keyClick(w.table, Qt.Key.Key_Down)
+        qtbot.keyClick(w.table, Qt.Key.Key_S, CTRL_SHIFT)
+        qtbot.keyClick(w.table, Qt.Key.Key_F2)
+        qtbot.keyClick(w.table, Qt.Key.Key_Delete)
+        # The detail pane stops showing the note left behind.
+        qtbot.waitUntil(
+            lambda: w.detail.heading.isVisible()
+            and w.detail.heading.text() == "Loading the chosen note…",
+            timeout=SIGNAL_TIMEOUT,
+        )
+        assert "Allergic to penicillin." not in w.detail.browser.toPlainText()
+        release.set()
+    wait_idle(qtbot, inspector)
+    assert prompts.asked == []
+    assert _journal(demo_path) == before
+    detail = inspector.controller.notes.detail
+    assert detail is not None and detail["text"] == "Is vegetarian."
+    assert w.scope_action.isEnabled()
+
+    # Asked for, then the selection moves while the change waits behind a long job: the
+    # change still goes to the note that was on screen when the key was pressed.
+    vegetarian, scope = detail["id"], Scope(detail["scope"])
+    with long_job(inspector) as release:
+        qtbot.keyClick(w.table, Qt.Key.Key_S, CTRL_SHIFT)
+        qtbot.keyClick(w.table, Qt.Key.Key_Up)
+        release.set()
+    wait_idle(qtbot, inspector)
+    assert prompts.asked == [("choose_scope", (scope, "Is vegetarian."))]
+    assert _note_events(demo_path, ("scope_changed",))[-1] == ("scope_changed", vegetarian)
+    assert len(_journal(demo_path)) == len(before) + 1
+
+
+def test_issue17_item2_every_note_dialog_names_the_note_it_acts_on(
+    qtbot: Any, real_inspector: Inspector, demo_path: Path, modals: Modals
+) -> None:
+    inspector = real_inspector
+    unlock(qtbot, inspector, demo_path)
+    select_note(qtbot, inspector, "Is vegetarian.")
+    w = inspector.window
+    named: list[str] = []
+
+    def read_and_cancel(dialog: QWidget) -> None:
+        words = " ".join(label.text() for label in dialog.findChildren(QLabel))
+        field = dialog.findChild(QPlainTextEdit)
+        if field is not None:
+            words += " " + field.toPlainText()
+        named.append(f"{dialog.windowTitle()}: {'Is vegetarian.' in words}")
+        assert isinstance(dialog, QDialog)
+        dialog.reject()
+
+    for action in (w.edit_action, w.scope_action, w.delete_action):
+        modals.expect(read_and_cancel)
+        action.trigger()
+        wait_idle(qtbot, inspector)
+    assert named == ["Edit note: True", "Change scope: True", "Delete note: True"]
+    assert modals.unexpected == []

@@ -20,6 +20,7 @@ from engram.model.notes import Note, NoteFilter, NoteStatus
 from engram.model.scope import Kind, Scope
 
 SEARCH_DELAY_MS = 250
+LOADING_AFTER_MS = 200  # a detail slower than this no longer shows the note chosen before
 
 
 class NotesController(PanelController):
@@ -36,6 +37,11 @@ class NotesController(PanelController):
         self.detail: dict[str, Any] | None = None
         self._person: str | None = None  # whose filters are set
         self._notes_task: Task | None = None
+        self._detail_request = 0  # the newest detail asked for; older answers are dropped
+        self._loading = QTimer(self)
+        self._loading.setSingleShot(True)
+        self._loading.setInterval(LOADING_AFTER_MS)
+        self._loading.timeout.connect(self._still_loading)
         self._sort: tuple[str, bool] = ("rank", False)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -114,6 +120,7 @@ class NotesController(PanelController):
         return (
             self.hub.session is not None
             and detail is not None
+            and detail["id"] == self.selected  # the detail on screen is the row chosen
             and detail["status"] == "active"
             and self.w.detail.as_of is None
             and self.moment() is None
@@ -249,7 +256,15 @@ class NotesController(PanelController):
         session = self.hub.session
         if session is None:
             return
+        # From now until this note's detail arrives, nothing acts on the note chosen
+        # before: Down then Del must never delete the row just left (issue 17 item 2).
         self.selected = note_id
+        self.detail = None
+        self._detail_request += 1
+        request = self._detail_request
+        self.w.detail.hold()
+        self._update_actions()
+        self._loading.start()
         self.note_selected.emit(note_id)
         moment = self.moment()
 
@@ -267,6 +282,9 @@ class NotesController(PanelController):
             return detail
 
         def done(detail: dict[str, Any] | None) -> None:
+            if request != self._detail_request:
+                return  # another note was chosen since: its own detail is on its way
+            self._loading.stop()
             self.detail = detail
             when = _moment_text(moment)
             if detail is None and when is not None:
@@ -278,11 +296,21 @@ class NotesController(PanelController):
 
         self.hub.run(work, done)
 
+    def _still_loading(self) -> None:
+        if self.detail is None and self.selected is not None:
+            self.w.detail.show_loading()
+
     # ---- the note actions ---------------------------------------------------------------
 
     def _active_detail(self) -> tuple[PersonSession, dict[str, Any]] | None:
+        """The session and the note on screen, read when the key is pressed: the action
+        carries this note's id, whatever is selected by the time its work runs."""
         session, detail = self.hub.session, self.detail
-        if session is None or detail is None:
+        if session is None:
+            return None
+        if detail is None:
+            if self.selected is not None:
+                self.hub.status("The note is still loading; try again when it shows.")
             return None
         if not self._editable():  # the buttons and actions are disabled; say why anyway
             self.hub.status(
@@ -317,7 +345,9 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        scope = self.hub.ask(lambda p: p.choose_scope(Scope(detail["scope"])))
+        scope = self.hub.ask(
+            lambda p: p.choose_scope(Scope(detail["scope"]), detail["text"] or "[removed]")
+        )
         if scope is None or scope.value == detail["scope"]:
             return
         self.hub.act(
