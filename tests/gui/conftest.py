@@ -57,7 +57,7 @@ class FakePrompts:
         self.asked.append(("edit_text", current))
         return self.text
 
-    def choose_scope(self, current: Scope, text: str) -> Scope | None:
+    def choose_scope(self, current: Scope, text: str = "") -> Scope | None:
         self.asked.append(("choose_scope", (current, text)))
         return self.scope
 

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QLabel, QPlainTextEdit, QWidget
 
 from engram.control import notes as memory_control
+from engram.gui.widgets import PAST_REASON
 from engram.model.ids import PersonId
 from engram.model.scope import Scope
 from engram.store import crypto, journal
@@ -25,10 +26,13 @@ from tests.gui.conftest import (
     SIGNAL_TIMEOUT,
     Inspector,
     Modals,
+    demo_exchange,
     long_job,
     note_texts,
     open_person,
+    open_transcript,
     select_note,
+    show_tab,
     unlock,
     wait_idle,
 )
@@ -136,6 +140,11 @@ def test_issue17_item1_type_to_find_among_2000_people_shows_the_one_found(
 # ---- 2. Note actions act on the row selected when the key was pressed -------------------
 
 
+def _detail_buttons(inspector: Inspector) -> tuple[QWidget, ...]:
+    detail = inspector.window.detail
+    return (detail.edit_button, detail.scope_button, detail.delete_button)
+
+
 def _note_events(path: Path, types: tuple[str, ...]) -> list[tuple[str, str]]:
     """The events of `types` in maya's journal, with the note each names."""
     import json
@@ -155,13 +164,12 @@ def test_issue17_item2_down_then_del_never_deletes_the_row_left(
     w.table.setFocus()
     qtbot.keyClick(w.table, Qt.Key.Key_Down)
     qtbot.keyClick(w.table, Qt.Key.Key_Delete)  # back to back: the detail is not there yet
-    for action in (w.edit_action, w.scope_action, w.delete_action):
-        assert not action.isEnabled()
-    for button in (w.detail.edit_button, w.detail.scope_button, w.detail.delete_button):
-        assert not button.isEnabled()
+    controls = (w.edit_action, w.scope_action, w.delete_action, *_detail_buttons(inspector))
+    offered = [c.toolTip() for c in controls if c.isEnabled()]
     wait_idle(qtbot, inspector)
-    assert prompts.asked == []
+    assert prompts.asked == []  # not asked to delete "Allergic to penicillin."
     assert _journal(demo_path) == before
+    assert offered == []  # until the detail of the row now selected arrived
 
     # Once the detail of the row now selected has arrived, Del deletes that row's note.
     detail = inspector.controller.notes.detail
@@ -196,8 +204,10 @@ def test_issue17_item2_during_a_long_job_keys_wait_for_the_note_on_screen(
         qtbot.keyClick(w.table, Qt.Key.Key_Delete)
         # The detail pane stops showing the note left behind.
         qtbot.waitUntil(
-            lambda: w.detail.heading.isVisible()
-            and w.detail.heading.text() == "Loading the chosen note…",
+            lambda: (
+                w.detail.heading.isVisible()
+                and w.detail.heading.text() == "Loading the chosen note…"
+            ),
             timeout=SIGNAL_TIMEOUT,
         )
         assert "Allergic to penicillin." not in w.detail.browser.toPlainText()
@@ -246,3 +256,101 @@ def test_issue17_item2_every_note_dialog_names_the_note_it_acts_on(
         wait_idle(qtbot, inspector)
     assert named == ["Edit note: True", "Change scope: True", "Delete note: True"]
     assert modals.unexpected == []
+
+
+# ---- 3. Time travel is read-only everywhere ---------------------------------------------
+
+
+def test_issue17_item3_as_of_turns_every_store_changing_control_off_and_says_why(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)  # acting as staff:test
+    w, controller, prompts = inspector.window, inspector.controller, inspector.prompts
+    select_note(qtbot, inspector, "Is vegetarian.")
+    prompts.scope = Scope.PORTABLE
+    with qtbot.waitSignal(controller.undo.ready, timeout=SIGNAL_TIMEOUT):
+        w.scope_action.trigger()  # something of mine to undo
+    wait_idle(qtbot, inspector)
+    show_tab(qtbot, inspector, w.candidates)
+    w.candidates.table.selectRow(0)
+    wait_idle(qtbot, inspector)
+    assert (w.candidates.current() or {}).get("status") == "pending"
+    store_changing = {
+        "Learn": w.learn_action,
+        "Erase person": w.erase_action,
+        "Add note": w.add_note_action,
+        "Add person": w.add_person_action,
+        "Undo": w.undo_action,
+        "Approve": w.candidates.approve_button,
+        "Approve and apply": w.candidates.approve_apply_button,
+        "Reject": w.candidates.reject_button,
+        "Delete conversation (button)": w.conversations.delete_button,
+    }
+    show_tab(qtbot, inspector, w.conversations)
+    conversation, _ = demo_exchange(inspector, "Any vegetarian bakeries")  # a tool result
+    open_transcript(qtbot, inspector, conversation)
+    assert w.delete_conversation_action.isEnabled()
+    store_changing["Delete conversation"] = w.delete_conversation_action
+    assert all(control.isEnabled() for control in store_changing.values())
+    assert "remove this result" in w.conversations.transcript.toPlainText()
+    own_tips = {name: control.toolTip() for name, control in store_changing.items()}
+    before = _journal(demo_path)
+
+    w.conversations.list.setFocus()
+    qtbot.keyClick(w.conversations.list, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    wait_idle(qtbot, inspector)
+    assert w.filters.time_travel.isChecked()
+    off = {name: c.isEnabled() for name, c in store_changing.items() if c.isEnabled()}
+    assert off == {}, f"still on in the past: {sorted(off)}"
+    for name, control in store_changing.items():
+        assert PAST_REASON in control.toolTip(), name
+    assert "remove this result" not in w.conversations.transcript.toPlainText()
+    show_tab(qtbot, inspector, w.tabs.widget(0))
+    detail = controller.notes.detail
+    assert detail is not None and detail["text"] == "Is vegetarian."
+    for control in (
+        w.edit_action,
+        w.scope_action,
+        w.delete_action,
+        w.detail.edit_button,
+        w.detail.scope_button,
+        w.detail.delete_button,
+    ):
+        assert not control.isEnabled() and PAST_REASON in control.toolTip()
+
+    # Keys do nothing, and an action reached anyway refuses, saying why: nothing is written.
+    prompts.asked.clear()
+    w.table.setFocus()
+    for key, modifiers in (
+        (Qt.Key.Key_L, CTRL_SHIFT),
+        (Qt.Key.Key_Delete, CTRL_SHIFT),
+        (Qt.Key.Key_N, CTRL_SHIFT),
+        (Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier),
+        (Qt.Key.Key_Delete, Qt.KeyboardModifier.NoModifier),
+    ):
+        qtbot.keyClick(w.table, key, modifiers)
+    for reach in (
+        controller.person_actions.learn_now,
+        controller.person_actions.erase_person,
+        controller.adding.add_person,
+        controller.adding.add_note,
+        controller.undo.undo_last,
+        controller.notes.delete_selected,
+        lambda: controller.conversations.delete_conversation(conversation),
+        lambda: controller.candidates.reject("c_x", 1),
+        lambda: controller.candidates.approve("c_x", 1, True),
+    ):
+        reach()
+        assert w.statusBar().currentMessage() == PAST_REASON
+    wait_idle(qtbot, inspector)
+    assert prompts.asked == [] and prompts.confirmations == []
+    assert _journal(demo_path) == before
+
+    # Back to now: every control is offered again, with its own tooltip.
+    w.time_travel_banner.now_button.click()
+    wait_idle(qtbot, inspector)
+    show_tab(qtbot, inspector, w.conversations)
+    assert "remove this result" in w.conversations.transcript.toPlainText()
+    for name, control in store_changing.items():
+        assert control.isEnabled(), name
+        assert control.toolTip() == own_tips[name], name

@@ -15,6 +15,7 @@ from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.notes_model import SORT_KEYS, ListSource, LiveSource, NotesSource
 from engram.gui.tasks import Task, TaskContext
+from engram.gui.widgets import offer
 from engram.model.errors import NotFound
 from engram.model.notes import Note, NoteFilter, NoteStatus
 from engram.model.scope import Kind, Scope
@@ -101,7 +102,10 @@ class NotesController(PanelController):
             return  # the same person, or nobody while the next one opens: they reset then
         self._person = person
         self._search_timer.stop()
+        past = self.hub.past
         searching = self.w.filters.reset()
+        if past:  # reset() is silent: every panel hears that the present is back
+            self.hub.past_changed.emit(False)
         searching = self.w.conversations.reset_search() or searching
         self.w.time_travel_banner.show_moment(None)
         if searching and person is not None:
@@ -138,9 +142,12 @@ class NotesController(PanelController):
         self._update_actions()
 
     def _update_actions(self) -> None:
-        enabled = self._editable() and self._in_view()
+        editable, past = self._editable(), self.hub.past
         for action in (self.w.edit_action, self.w.scope_action, self.w.delete_action):
-            action.setEnabled(enabled)
+            offer(action, editable and self._in_view(), past)
+        detail = self.w.detail
+        for button in (detail.edit_button, detail.scope_button, detail.delete_button):
+            offer(button, editable, past)
 
     def _load_page(self, load: Any, done: Any) -> None:
         self.hub.run(lambda _: load(), done)
@@ -312,12 +319,10 @@ class NotesController(PanelController):
             if self.selected is not None:
                 self.hub.status("The note is still loading; try again when it shows.")
             return None
-        if not self._editable():  # the buttons and actions are disabled; say why anyway
-            self.hub.status(
-                "Return to now to change a note."
-                if self.moment() is not None
-                else "Only active notes can be changed."
-            )
+        if not self.hub.writable():  # the buttons and actions are disabled; say why anyway
+            return None
+        if not self._editable():
+            self.hub.status("Only active notes can be changed.")
             return None
         return session, detail
 

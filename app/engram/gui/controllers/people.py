@@ -113,7 +113,7 @@ class PeopleController(QObject):
                 listing.setCurrentItem(item)
                 break
         else:
-            listing.setCurrentItem(None)
+            listing.setCurrentRow(-1)
         listing.blockSignals(False)
 
     def open_person(self, person: str) -> None:
