@@ -354,3 +354,63 @@ def test_issue17_item3_as_of_turns_every_store_changing_control_off_and_says_why
     for name, control in store_changing.items():
         assert control.isEnabled(), name
         assert control.toolTip() == own_tips[name], name
+
+
+# ---- 4. Undo restores, it does not copy --------------------------------------------------
+
+
+def _audit_actions(qtbot: Any, inspector: Inspector) -> list[str]:
+    show_tab(qtbot, inspector, inspector.window.audit)
+    shown = inspector.window.audit.table.model()
+    return [
+        str(shown.index(row, column).data())
+        for row in range(shown.rowCount())
+        for column in range(shown.columnCount())
+    ]
+
+
+def test_issue17_item4_undo_of_a_deletion_reopens_the_same_note(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)  # acting as staff:test
+    w, controller = inspector.window, inspector.controller
+    note = select_note(qtbot, inspector, "Allergic to penicillin.")
+    before = controller.notes.detail
+    assert before is not None and before["usage"]  # the agent was given it
+    w.table.setFocus()
+    with qtbot.waitSignal(controller.undo.ready, timeout=SIGNAL_TIMEOUT):
+        qtbot.keyClick(w.table, Qt.Key.Key_Delete)
+    wait_idle(qtbot, inspector)
+    assert "Allergic to penicillin." not in note_texts(inspector)
+    assert w.undo_action.text() == "Undo deletion of “Allergic to penicillin.”"
+    w.table.setFocus()
+    with qtbot.waitSignal(controller.undo.undone, timeout=SIGNAL_TIMEOUT) as undone:
+        qtbot.keyClick(w.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    wait_idle(qtbot, inspector)
+    assert undone.args == [note]
+    after = controller.notes.detail
+    assert after is not None and after["id"] == note
+    for key in ("actor", "text", "kind", "scope", "sources", "corroborators", "usage"):
+        assert after[key] == before[key], key
+    assert after["valid_from"] == before["valid_from"] and after["valid_to"] is None
+    assert after["status"] == "active"
+    assert [h["type"] for h in after["history"]][-2:] == ["deleted", "undone"]
+    assert f"Recorded by {before['actor']}" in w.detail.browser.toPlainText()
+    assert note_texts(inspector).count("Allergic to penicillin.") == 1
+    actions = _audit_actions(qtbot, inspector)
+    assert any(a.startswith("deleted “Allergic to penicillin.”") for a in actions)
+    assert any(a.startswith("undid event") and "(a deletion)" in a for a in actions)
+
+    # What did the agent see: the restored note holds now, it was not "deleted since".
+    conversation, reply = demo_exchange(inspector, "What should I cook tonight?")
+    open_transcript(qtbot, inspector, conversation)
+    from engram.gui.turn_sight_dialog import turn_sight_html
+
+    inspector.prompts.asked.clear()
+    with qtbot.waitSignal(controller.conversations.sight_shown, timeout=SIGNAL_TIMEOUT):
+        controller.conversations.show_turn_sight(conversation, reply)
+    [(_, sight)] = inspector.prompts.asked
+    [placed] = [p for p in sight.block.placed if p.note == note]
+    assert placed.status == "active"
+    page = turn_sight_html(sight)
+    assert "deleted since" not in page and "holds now" in page
