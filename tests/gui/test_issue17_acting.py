@@ -13,9 +13,18 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QLabel, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QWidget,
+)
 
 from engram.control import notes as memory_control
+from engram.gui.add_dialogs import AddNoteDialog
 from engram.gui.widgets import PAST_REASON
 from engram.model.ids import PersonId
 from engram.model.scope import Scope
@@ -414,3 +423,103 @@ def test_issue17_item4_undo_of_a_deletion_reopens_the_same_note(
     assert placed.status == "active"
     page = turn_sight_html(sight)
     assert "deleted since" not in page and "holds now" in page
+
+
+# ---- 6. No keyboard traps, no silent cancels ---------------------------------------------
+
+
+def _back_to_the_window(qtbot: Any, inspector: Inspector) -> None:
+    """After a modal dialog, the window is active again (its shortcuts answer)."""
+    inspector.window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is inspector.window)
+
+
+def test_issue17_item6_tab_moves_on_return_confirms_and_a_cancel_says_so(
+    qtbot: Any, real_inspector: Inspector, demo_path: Path, modals: Modals
+) -> None:
+    inspector = real_inspector  # the real dialogs, acting as staff:test
+    unlock(qtbot, inspector, demo_path)
+    w = inspector.window
+    seen: dict[str, Any] = {}
+
+    # Add note: Tab leaves Text for Kind; no tab is typed.
+    def add_note(dialog: QWidget) -> None:
+        assert isinstance(dialog, AddNoteDialog)
+        dialog.text.setFocus()
+        qtbot.keyClicks(dialog.text, "Likes tea.")
+        qtbot.keyClick(dialog.text, Qt.Key.Key_Tab)
+        seen["add note"] = (dialog.text.toPlainText(), QApplication.focusWidget() is dialog.kind)
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)
+
+    modals.expect(add_note)
+    w.add_note_action.trigger()
+    qtbot.waitUntil(lambda: "add note" in seen, timeout=SIGNAL_TIMEOUT)
+    wait_idle(qtbot, inspector)
+    assert seen["add note"] == ("Likes tea.", True)
+    assert w.statusBar().currentMessage() == "Cancelled: no note was added."
+
+    # Edit: Tab moves on from the text, and Save has a key of its own (Alt+S).
+    select_note(qtbot, inspector, "Is vegetarian.")
+
+    def edit(dialog: QWidget) -> None:
+        field = dialog.findChild(QPlainTextEdit)
+        save = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
+        field.selectAll()
+        qtbot.keyClicks(field, "Is vegan.")
+        qtbot.keyClick(field, Qt.Key.Key_Tab)
+        seen["edit"] = (save.text(), field.toPlainText(), field.hasFocus())
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
+
+    modals.expect(edit)
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
+        w.edit_action.trigger()
+    wait_idle(qtbot, inspector)
+    assert seen["edit"] == ("&Save", "Is vegan.", False)
+    assert "Is vegan." in note_texts(inspector)
+
+    # Erase person: the keyboard starts in the id field; Return with a wrong id says why
+    # nothing happens; Esc cancels, and the status bar says so.
+    def erase_then_cancel(dialog: QWidget) -> None:
+        assert isinstance(dialog, QDialog)
+        field = QApplication.focusWidget()
+        seen["focus"] = isinstance(field, QLineEdit)
+        qtbot.keyClicks(field, "mya")
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+        seen["wrong id"] = (
+            dialog.isVisible(),
+            [label.text() for label in dialog.findChildren(QLabel) if "“maya”" in label.text()],
+        )
+        qtbot.keyClick(field, Qt.Key.Key_Escape)
+
+    modals.expect(erase_then_cancel)
+    _back_to_the_window(qtbot, inspector)
+    w.people.setFocus()
+    qtbot.keyClick(w.people, Qt.Key.Key_Delete, CTRL_SHIFT)
+    wait_idle(qtbot, inspector)
+    assert seen["focus"] is True
+    visible, why = seen["wrong id"]
+    assert visible and why, "Return with a wrong id closed the dialog or said nothing"
+    assert w.statusBar().currentMessage() == "Cancelled: nothing about maya was erased."
+    assert inspector.controller.session is not None
+
+    # Return after typing the right id confirms.
+    open_person(qtbot, inspector, "ines")
+
+    def erase(dialog: QWidget) -> None:
+        qtbot.keyClicks(QApplication.focusWidget(), "ines")
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+
+    def report(dialog: QWidget) -> None:
+        seen["report"] = dialog.windowTitle()
+        assert isinstance(dialog, QDialog)
+        dialog.reject()
+
+    modals.expect(erase)
+    modals.expect(report)
+    _back_to_the_window(qtbot, inspector)
+    w.people.setFocus()
+    qtbot.keyClick(w.people, Qt.Key.Key_Delete, CTRL_SHIFT)
+    qtbot.waitUntil(lambda: "report" in seen, timeout=SIGNAL_TIMEOUT)
+    wait_idle(qtbot, inspector)
+    assert seen["report"] == "ines was erased"
+    assert modals.unexpected == []

@@ -80,7 +80,7 @@ class AddingController(QObject):
         store = hub.store
         if store is None or not hub.writable():
             return
-        person = hub.ask(lambda p: p.person_to_add())
+        person = hub.ask(lambda p: p.person_to_add(), "nobody was added.")
         if person is None:
             return
         actor = hub.actor
@@ -106,7 +106,7 @@ class AddingController(QObject):
 
         def ask(choices: list[tuple[ConversationId, str]]) -> None:
             sources = [SourceChoice(c, label) for c, label in choices]
-            note = hub.ask(lambda p: p.note_to_add(sources))
+            note = hub.ask(lambda p: p.note_to_add(sources), "no note was added.")
             if note is not None:
                 self._write(note)
 

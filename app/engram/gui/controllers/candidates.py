@@ -119,7 +119,7 @@ class CandidatesController(PanelController):
         """Reject the revision on screen, saying why."""
         if not self.hub.writable():
             return
-        reason = self.hub.ask(lambda p: p.reject_reason())
+        reason = self.hub.ask(lambda p: p.reject_reason(), "the candidate was not rejected.")
         if not reason:
             return
         self._decide(

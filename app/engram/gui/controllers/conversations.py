@@ -230,7 +230,7 @@ class ConversationsController(PanelController):
         session = self.hub.session
         if session is None or not self.hub.writable():
             return
-        reason = self.hub.ask(lambda p: p.excise_reason())
+        reason = self.hub.ask(lambda p: p.excise_reason(), "the tool result was kept.")
         if not reason:
             return
         self.hub.act(
@@ -260,7 +260,8 @@ class ConversationsController(PanelController):
             typed = self.hub.ask(
                 lambda p: p.typed_confirm(
                     "Delete conversation", cascade_html(preview), "delete", "Delete conversation"
-                )
+                ),
+                "the conversation was not deleted.",
             )
             if typed is None:
                 return

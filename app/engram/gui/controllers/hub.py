@@ -142,13 +142,20 @@ class Hub(QObject):
 
     # ---- asking the person --------------------------------------------------------------
 
-    def ask(self, question: Callable[[PromptHost], T | None]) -> T | None:
+    def ask(
+        self, question: Callable[[PromptHost], T | None], cancelled: str | None = None
+    ) -> T | None:
         """Ask through the dialog host. None when cancelled — and when a lock, an unlock or
         another person came while the dialog was open: the action it was for must not run,
-        whatever the dialog answered."""
+        whatever the dialog answered. A cancel says so in the status bar (`cancelled`: what
+        did not happen), so Esc or a mistaken Return is never silent."""
         generation = self.generation
         answer = question(self.prompts)
-        return answer if self.current(generation) else None
+        if not self.current(generation):
+            return None
+        if answer is None and cancelled:
+            self.status(f"Cancelled: {cancelled}", 8000)
+        return answer
 
     # ---- telling the person -------------------------------------------------------------
 

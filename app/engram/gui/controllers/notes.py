@@ -335,7 +335,9 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        text = self.hub.ask(lambda p: p.edit_text(detail["text"] or ""))
+        text = self.hub.ask(
+            lambda p: p.edit_text(detail["text"] or ""), "the note's text is unchanged."
+        )
         if text is None or text.strip() == (detail["text"] or "").strip():
             return
         self.hub.act(
@@ -351,7 +353,8 @@ class NotesController(PanelController):
             return
         session, detail = target
         scope = self.hub.ask(
-            lambda p: p.choose_scope(Scope(detail["scope"]), detail["text"] or "[removed]")
+            lambda p: p.choose_scope(Scope(detail["scope"]), detail["text"] or "[removed]"),
+            "the note's scope is unchanged.",
         )
         if scope is None or scope.value == detail["scope"]:
             return
@@ -367,7 +370,9 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        reason = self.hub.ask(lambda p: p.delete_reason(detail["text"] or "[removed]"))
+        reason = self.hub.ask(
+            lambda p: p.delete_reason(detail["text"] or "[removed]"), "the note was not deleted."
+        )
         if reason is None:
             return
         self.hub.act(

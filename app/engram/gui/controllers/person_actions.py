@@ -67,7 +67,8 @@ class PersonActionsController(QObject):
         path = self.hub.ask(
             lambda p: p.save_path(
                 f"{person}-export.json", f"Export {person}'s data (not encrypted)"
-            )
+            ),
+            "nothing was exported.",
         )
         if not path:
             return
@@ -95,7 +96,8 @@ class PersonActionsController(QObject):
         path = self.hub.ask(
             lambda p: p.save_path(
                 f"{person}-access-report.pdf", f"Save {person}'s access report (not encrypted)"
-            )
+            ),
+            "no access report was written.",
         )
         if not path:
             return
@@ -150,7 +152,8 @@ class PersonActionsController(QObject):
         typed = self.hub.ask(
             lambda p: p.typed_confirm(
                 "Erase person", _erase_explanation(person), person, "Erase everything"
-            )
+            ),
+            f"nothing about {person} was erased.",
         )
         if typed is None:
             return
