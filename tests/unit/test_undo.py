@@ -7,6 +7,7 @@ both steps, replay (verify) reproduces it, and a note that changed since is neve
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -30,7 +31,7 @@ from engram.runtime.note_writes import NoteDraft, contradict, learn_note, restat
 from engram.store import journal, projection_memory, schema
 from engram.store.store import Store
 from engram.store.verify import verify
-from tests.conftest import START
+from tests.conftest import PASSPHRASE, START
 from tests.journals import PERSON, journals
 
 ANA = PersonId("ana")
@@ -153,7 +154,7 @@ def test_issue17_item4_undo_delete_reopens_the_same_note(
 
 
 def test_issue17_item4_F5_a_reopened_note_folds_the_same_in_every_split_and_from_the_store(
-    store: Store, ana: PersonSession
+    store: Store, ana: PersonSession, store_path: Path
 ) -> None:
     """F5 without hypothesis: the journal of a deletion undone (with a contradiction it had
     undone, closed again) folds to one state all at once, split at every point, and as the
@@ -184,6 +185,13 @@ def test_issue17_item4_F5_a_reopened_note_folds_the_same_in_every_split_and_from
     assert stored == whole
     for cut in range(len(events) + 1):
         assert fold(events[cut:], fold(events[:cut], PersonMemory(ANA))) == whole, cut
+    reopened = Store.open(str(store_path), passphrase=PASSPHRASE)  # the store opened again
+    try:
+        with reopened.read() as conn:
+            assert projection_memory.unscoped_memory(conn, ANA) == whole
+            assert fold(journal.events(conn, ANA), PersonMemory(ANA)) == whole
+    finally:
+        reopened.close()
     assert whole.unscoped_note(grenoble) == notes.get_note(ana, grenoble)
     held = whole.unscoped_note(grenoble)
     back = whole.unscoped_note(lyon)
