@@ -36,6 +36,7 @@ OPS = [
     "delete_conversation",
     "undo",
     "undo",
+    "export",  # audit-only (issue 15 item 7): changes nothing but the seq
 ]
 
 
@@ -68,6 +69,13 @@ def journals(draw: Any, max_events: int = 40) -> list[Event]:
             body = {"conversation": conversation, "closed": closed, "trimmed": trimmed}
             events.append(_apply(memory, EventType.CONVERSATION_DELETED, body, at, cause))
             events += _undo_contradictions(memory, closed, at, cause)
+            continue
+        if op == "export":
+            body = {
+                "what": draw(st.sampled_from(["export", "access_report"])),
+                "to": draw(st.sampled_from(["file", "stdout"])),
+            }
+            events.append(_apply(memory, EventType.EXPORTED, body, at, None))
             continue
         if op == "undo":
             undo = _undo(memory, events, f"n_{next_id + 1}")
@@ -177,7 +185,7 @@ def _active(memory: PersonMemory) -> list[str]:
 
 
 def _apply(
-    memory: PersonMemory, kind: EventType, body: dict[str, Any], at: Any, cause: Cause
+    memory: PersonMemory, kind: EventType, body: dict[str, Any], at: Any, cause: Cause | None
 ) -> Event:
     event = Event(PERSON, memory.seq + 1, at, "extractor", kind, body, cause)
     apply_event(memory, event)

@@ -3,13 +3,15 @@ writers appending to one journal at once."""
 
 from __future__ import annotations
 
+import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import text
 
-from engram.control import notes
+from engram.control import forensics, notes
 from engram.control.conversations import delete_conversation
 from engram.control.demo import build_demo
 from engram.control.erase import erase_person
@@ -25,11 +27,21 @@ from engram.store.verify import verify
 from tests.conftest import PASSPHRASE
 
 
-def test_demo_verify_delete_and_erase_on_postgresql(postgres_url: str) -> None:
+def test_demo_verify_delete_and_erase_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
     build_demo(postgres_url, passphrase=PASSPHRASE, kdf=crypto.FAST_KDF_FOR_TESTS)
     store = Store.open(postgres_url, passphrase=PASSPHRASE)
     try:
         assert verify(store).ok
+        # Issue 15 item 7: the streamed export (keyset pages) is the whole document here too
+        maya = PersonSession(store, PersonId("maya"), "staff:pg")
+        whole = forensics.export_person(maya)
+        forensics.write_export(maya, tmp_path / "maya.json")
+        streamed = json.loads((tmp_path / "maya.json").read_text())
+        streamed["exported_at"] = whole["exported_at"]
+        assert streamed == whole
+        assert forensics.audit_log(maya)[-1]["action"] == (
+            "exported everything kept, as JSON, to a file"
+        )
         sam = PersonSession.open(store, "sam")
         from engram.runtime.conversations import conversations_of
 

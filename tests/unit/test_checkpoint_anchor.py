@@ -157,3 +157,56 @@ def test_issue9_item7_the_keyring_anchor_catches_rolling_back_everything_on_disk
     assert not report.ok
     assert any("the OS keyring last saw" in p for p in report.problems), report.problems
     assert not any("user data folder" in p for p in report.problems)
+
+
+def _open_with_passphrase(store_path: Path) -> Store:
+    return Store.open(str(store_path), passphrase=PASSPHRASE)
+
+
+def test_issue15_item9_the_keyring_anchor_counts_when_opened_with_the_passphrase(
+    store: Store, store_path: Path, tmp_path: Path, test_keyring: Any
+) -> None:
+    """Store, checkpoint and the whole anchors folder put back, opened with --passphrase-env
+    (the key is in the keyring too): the keyring's anchor still catches it, because writes
+    made with the passphrase advanced it."""
+    store.close()
+    first = _open_with_passphrase(store_path)
+    _grow(first, "first")
+    written = first.checkpoint.read()
+    assert written is not None
+    anchored = test_keyring.items[("engram", first.anchors.keyring_user)]
+    assert anchored == Anchor.of(written).to_text()  # a passphrase write advanced it
+    first.close()
+    old = tmp_path / "old.engram"
+    _snapshot(store_path, old)
+    anchors = first.anchors.local_path.parent
+    shutil.copytree(anchors, tmp_path / "old-anchors")
+    second = _open_with_passphrase(store_path)
+    _grow(second, "second")
+    second.close()
+    _put_back(old, store_path)
+    shutil.rmtree(anchors)
+    shutil.copytree(tmp_path / "old-anchors", anchors)
+    rolled_back = _open_with_passphrase(store_path)
+    try:
+        report = verify(rolled_back)
+    finally:
+        rolled_back.close()
+    assert not report.ok
+    assert any("the OS keyring last saw" in p for p in report.problems), report.problems
+
+
+def test_issue15_item9_a_keyring_without_this_store_is_not_asked_to_keep_one(
+    store_path: Path, test_keyring: Any
+) -> None:
+    """A passphrase-only store (--no-keyring) on a computer with a keyring: nothing of it
+    goes to the keyring, and verify does not miss an anchor that was never there."""
+    created = Store.create(str(store_path), passphrase=PASSPHRASE, use_keyring=False)
+    created.close()
+    opened = _open_with_passphrase(store_path)
+    try:
+        _grow(opened, "first")
+        assert verify(opened).ok
+    finally:
+        opened.close()
+    assert test_keyring.items == {}

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engram.engine.fold import FoldError, apply_event, fold, fold_as_of
+from engram.engine.fold import AUDIT_ONLY, FoldError, apply_event, fold, fold_as_of
 from engram.engine.unscoped import unscoped_notes
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId
@@ -151,6 +151,39 @@ def test_fold_refuses_gaps_and_other_people() -> None:
     stranger = Event(PersonId("p2"), 1, START, "x", EventType.NOTE_ADDED, events[0].body)
     with pytest.raises(FoldError, match="another person"):
         apply_event(PersonMemory(PERSON), stranger)
+
+
+def test_issue15_item7_an_export_record_is_audit_only() -> None:
+    """An `exported` event moves the seq and changes nothing else the fold keeps, so a
+    journal with exports folds (and replays, F5) to what it folds to without them."""
+    events = _events(
+        _add("n_1"),
+        (EventType.EXPORTED, {"what": "export", "to": "stdout"}),
+        (EventType.ITEM_USED, {"notes": ["n_1"], "via": "assembly"}),
+        (EventType.EXPORTED, {"what": "access_report", "to": "file"}),
+    )
+    with_exports = fold(events, PersonMemory(PERSON))
+    without = PersonMemory(PERSON)
+    for event in events:
+        if event.type is not EventType.EXPORTED:
+            apply_event(without, event)
+        without.set_seq(event.seq)
+    assert with_exports == without and with_exports.seq == 4
+    assert EventType.EXPORTED in AUDIT_ONLY
+
+
+def test_issue15_item7_every_event_type_is_folded_or_audit_only() -> None:
+    """A new event type cannot slip past the fold unnoticed: each has a step, and the
+    audit-only ones say so (an unknown type is a FoldError, never silently skipped)."""
+    for kind in EventType:
+        body = {"what": "export", "to": "file"} if kind in AUDIT_ONLY else {}
+        event = Event(PERSON, 1, START, "x", kind, body)
+        try:
+            apply_event(PersonMemory(PERSON), event)
+        except FoldError as error:
+            assert "does not know" not in str(error), kind
+        except (KeyError, ValueError, TypeError):
+            pass  # a body this test did not fill in: the step exists
 
 
 def test_closed_notes_cannot_be_changed() -> None:

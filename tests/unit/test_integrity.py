@@ -177,7 +177,9 @@ def test_issue9_item7_a_missing_checkpoint_fails_verify_in_one_sentence(store: S
 
 def test_forged_checkpoint_is_caught(store: Store) -> None:
     text = store.checkpoint.path.read_text()
-    store.checkpoint.path.write_text(text.replace('"signature": "', '"signature": "AAAA'))
+    signature = text.split('"signature":"')[1][:128]
+    forged = format(int(signature, 16) ^ 1, "0128x")  # another signature, as well formed
+    store.checkpoint.path.write_text(text.replace(signature, forged))
     assert not verify(store).ok
 
 

@@ -77,8 +77,10 @@ def test_issue9_item2_0005_signs_an_existing_stores_rows_into_the_ledger(tmp_pat
     store = Store.open(str(path), passphrase=PASSPHRASE)
     checkpoint = store.checkpoint.read()
     assert checkpoint is not None
-    del checkpoint.chains["ledger"]  # a store from before 0005 never checkpointed a ledger
-    store.checkpoint._write(checkpoint, store.signer)
+    # a store from before 0005 never checkpointed a ledger
+    del checkpoint.chains[store.hidden_name("ledger")]
+    checkpoint.serial += 1
+    store.checkpoint._write_base(checkpoint, store.signer)
     store.close()
     engine = create_engine(f"sqlite:///{path}")
     with engine.begin() as connection:

@@ -52,6 +52,11 @@ class CommandContext:
         resolved = person_id(person)
         return PersonSession(self.store(), resolved, self.args.actor or resolved)
 
+    def take_warnings(self) -> list[str]:
+        """What the store warned of after its commits (a checkpoint that could not be
+        updated): the command still succeeded, and these go to stderr."""
+        return self._store.take_warnings() if self._store is not None else []
+
     def close(self) -> None:
         """Release the store."""
         if self._store is not None:

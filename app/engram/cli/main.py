@@ -95,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit_error("Interrupted; nothing half-written was kept.", context.as_json)
         return 130
     finally:
+        for warning in context.take_warnings():
+            sys.stderr.write(warning + "\n")
         context.close()
 
 

@@ -27,6 +27,12 @@ def emit_error(message: str, as_json: bool) -> None:
         emit_json({"error": message})
 
 
+def emit_warning(message: str) -> None:
+    """Something the person must know that is not the result: on stderr, so what a script
+    reads from stdout stays unchanged."""
+    sys.stderr.write(message.rstrip() + "\n")
+
+
 def emit_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     """A plain aligned table."""
     cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]

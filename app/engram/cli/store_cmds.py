@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from engram.cli.argument_help import PERSON
 from engram.cli.context import CommandContext
-from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
+from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, emit_warning
 from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons, reanchor
 from engram.control.erase import how_checked
+from engram.control.private_file import NOT_ENCRYPTED
 from engram.model.errors import InvalidInput
 from engram.runtime import transcript_import
 from engram.store.location import describe, store_url
@@ -39,8 +41,18 @@ def register(commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_persons)
 
-    p = commands.add_parser("export", help="everything kept about a person, as JSON")
+    p = commands.add_parser(
+        "export",
+        help="everything kept about a person, as JSON, recorded in their audit log",
+    )
     p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write it to FILE, readable by you only (it is not encrypted), whole or not at "
+        "all; default: standard output, where an export that fails part-way stops short "
+        "and exits 1",
+    )
     p.set_defaults(handler=cmd_export)
 
     p = commands.add_parser("audit", help="a person's journal as a readable log")
@@ -160,7 +172,15 @@ def cmd_persons(ctx: CommandContext) -> int:
 
 
 def cmd_export(ctx: CommandContext) -> int:
-    emit_json(forensics.export_person(ctx.session(ctx.args.person)))
+    session = ctx.session(ctx.args.person)
+    if ctx.args.output is None:
+        forensics.export_to(session, sys.stdout)
+        return 0
+    with progress_bar(ctx, "Exporting conversations") as progress:
+        written = forensics.write_export(session, ctx.args.output, progress)
+    emit_warning(
+        f"Everything kept about {session.person} was written to {written}. {NOT_ENCRYPTED}"
+    )
     return 0
 
 

@@ -9,6 +9,7 @@ checks and appends, so two reviewers in two processes cannot both win.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from engram.control import notes as memory_control
@@ -34,11 +35,26 @@ def list_candidates(session: PersonSession, status: str | None = None) -> list[d
     """The person's candidates, oldest first, with their text and flags."""
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"{status!r} is not a candidate status; use {', '.join(STATUSES)}.")
+    with session.store.read() as conn:
+        states = projection_state.candidates(conn, session.person, status)
+        return _with_suggestions(session, conn, states)
+
+
+def every_candidate(session: PersonSession, conn: Any, page: int) -> Iterator[dict[str, Any]]:
+    """`list_candidates` (every status) read `page` at a time inside a snapshot the caller
+    holds, so an export holds one page of them at once."""
+    after = 0
+    while states := projection_state.candidates(conn, session.person, after_seq=after, limit=page):
+        yield from _with_suggestions(session, conn, states)
+        after = states[-1].payload_seq
+
+
+def _with_suggestions(
+    session: PersonSession, conn: Any, states: list[CandidateState]
+) -> list[dict[str, Any]]:
     store, person = session.store, session.person
-    with store.read() as conn:
-        states = projection_state.candidates(conn, person, status)
-        suggested = {s.id: journal.event_at(conn, person, s.payload_seq) for s in states}
-        sealed = journal.texts(store, conn, person, [s.payload_seq for s in states])
+    suggested = {s.id: journal.event_at(conn, person, s.payload_seq) for s in states}
+    sealed = journal.texts(store, conn, person, [s.payload_seq for s in states])
     return [_json(s, suggested[s.id], sealed.get(s.payload_seq)) for s in states]
 
 

@@ -1,99 +1,95 @@
 """Forensics: the audit log, export of everything kept about a person, and verify.
 
 One of the five modules allowed the unscoped accessor (S5): an export must hold everything.
+
+An export streams (issue 15 item 7): inside one read snapshot, its long lists — notes,
+digest, candidates, conversations and each one's turns, the audit log — are read a page at
+a time and written as they are read (control.json_stream), so its memory stays flat however
+big the store is, and the JSON is the same as if it had been built whole.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+import codecs
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from engram.control import candidates as candidate_control
 from engram.control import notes as memory_control
-from engram.control.private_file import write_private
+from engram.control.audit_sentences import Name, describe
+from engram.control.export_record import publish_recorded, record_export
+from engram.control.json_stream import Lazy, chunks, materialize
+from engram.control.private_file import PrivateFile
 from engram.control.session import PersonSession
-from engram.control.views import conversation_json
-from engram.engine.unscoped import unscoped_notes
+from engram.control.views import NoteView, conversation_json
 from engram.model.clock import iso
-from engram.model.conversation import EntryKind
+from engram.model.conversation import ConversationInfo, EntryKind
 from engram.model.events import Event, EventType
 from engram.model.ids import NoteId
-from engram.store import conversation_log, journal, projection_memory, projection_state
+from engram.model.notes import EVERY_NOTE
+from engram.model.progress import Progress
+from engram.store import conversation_log, journal, projection_notes, projection_state
 from engram.store.store import Store
-from engram.store.verify import Cancelled, Progress, VerifyReport, verify
+from engram.store.verify import Cancelled, VerifyReport, verify
 
-_TEXT_EVENTS = {EventType.DELETED: "reason", EventType.DIGEST_LINE_ADDED: "line"}
-
-
-Name = Callable[[str], str]
+PAGE = 200  # rows read, decrypted and held at once by an export: notes, turns, entries
 SAID_CHARS = 60  # a note quoted in the audit log's words
 
-
-def _describe(event: Event, first: Name = lambda n: f"note {n}", other: Name = str) -> str:
-    """What an event did. Notes are named by `first` where a sentence starts with one and
-    by `other` after that: by id ("note n_1 corrected as n_2"), or, for people, by their
-    words (see `_quoting`)."""
-    body = event.body
-    match event.type:
-        case EventType.NOTE_ADDED:
-            kind = str(body["kind"]).replace("_", " ")
-            return f"added {kind} {first(body['note'])} ({body['scope']})"
-        case EventType.RESTATED:
-            return f"restated {first(body['note'])}"
-        case EventType.CONTRADICTED:
-            return f"{first(body['old'])} contradicted by {other(body['new'])}"
-        case EventType.CORRECTED:
-            return f"{first(body['old'])} corrected as {other(body['note'])}"
-        case EventType.SCOPE_CHANGED:
-            return f"{first(body['note'])} made {body['scope']}"
-        case EventType.DELETED:
-            return f"deleted {first(body['note'])}"
-        case EventType.RETIRED:
-            return f"retired {first(body['note'])}, a passing note whose time was up"
-        case EventType.DUPLICATE_REMOVED:
-            return f"removed {first(body['note'])}, a duplicate of {other(body['kept'])}"
-        case EventType.MERGED:
-            return f"{len(body['merged'])} notes merged into {other(body['into'])}"
-        case EventType.CONVERSATION_DELETED:
-            return (
-                f"conversation {body['conversation']} deleted: "
-                f"{len(body.get('closed', []))} notes closed"
-            )
-        case EventType.REOPENED:
-            return (
-                f"{first(body['note'])} reopened: {other(body['after'])}, which contradicted "
-                "it, went"
-            )
-        case EventType.ITEM_USED:
-            return f"{len(body['notes'])} notes used via {body.get('via', 'assembly')}"
-        case EventType.UNDONE:
-            return _describe_undo(body, first, other)
-        case _:
-            return event.type.value.replace("_", " ")
-
-
-def _describe_undo(body: Any, first: Name, other: Name) -> str:
-    undid = f"undid event {body['undoes']}"
-
-    def back(name: Name) -> str:
-        restored, new = name(body["restored"]), other(body["new"])
-        return f"{restored} restored" + (f" as {new}" if new != restored else "")
-
-    match body["action"]:
-        case "edit":
-            return f"{undid} (an edit): {first(body['note'])} closed, {back(other)}"
-        case "rescope":
-            return f"{undid} (a change of scope): {first(body['note'])} back to {body['scope']}"
-        case _:
-            return f"{undid} (a deletion): {back(first)}"
-
-
+_TEXT_EVENTS = {EventType.DELETED: "reason", EventType.DIGEST_LINE_ADDED: "line"}
 _NOTE_KEYS = ("note", "old", "new", "restored", "after", "kept", "into")
 
 
-def _quoting(session: PersonSession, events: list[Event]) -> Name:
+# ---- the audit log ----------------------------------------------------------------------
+
+
+def audit_log(session: PersonSession, *, limit: int | None = None) -> list[dict[str, Any]]:
+    """The person's journal as a readable log: time, actor, action, cause (newest last).
+
+    `action` names notes by id (the command line); `said` quotes their words, and
+    `cause_started` says when the conversation that caused an event began (the inspector)."""
+    with session.store.read() as conn:
+        after = 0 if limit is None else max(0, journal.head_seq(conn, session.person) - limit)
+        return _audit_rows(
+            session, conn, list(journal.events(conn, session.person, after_seq=after))
+        )
+
+
+def _audit_pages(session: PersonSession, conn: Any) -> Iterator[dict[str, Any]]:
+    """The whole audit log, a page of events at a time (an export)."""
+    after = 0
+    while events := list(journal.events(conn, session.person, after_seq=after, limit=PAGE)):
+        yield from _audit_rows(session, conn, events)
+        after = events[-1].seq
+
+
+def _audit_rows(session: PersonSession, conn: Any, events: list[Event]) -> list[dict[str, Any]]:
+    store, person = session.store, session.person
+    texts = journal.texts(store, conn, person, [e.seq for e in events if e.type in _TEXT_EVENTS])
+    causes = [e.cause.conversation for e in events if e.cause is not None]
+    started = conversation_log.started_at(conn, person, causes)
+    quoted = _quoting(session, conn, events)
+    rows = []
+    for event in events:
+        cause = event.cause.to_json() if event.cause else None
+        row: dict[str, Any] = {
+            "seq": event.seq,
+            "at": iso(event.at),
+            "actor": event.actor,
+            "type": event.type.value,
+            "action": describe(event),
+            "said": describe(event, quoted, quoted),  # notes by their words, for people
+            "cause": cause,
+            "cause_started": iso(started.get(str((cause or {}).get("conversation")))),
+        }
+        label = _TEXT_EVENTS.get(event.type)
+        if label and texts.get(event.seq):
+            row[label] = texts[event.seq]
+        rows.append(row)
+    return rows
+
+
+def _quoting(session: PersonSession, conn: Any, events: list[Event]) -> Name:
     """Names a note by its words ("“Lives in Grenoble.”"), for the audit log people read."""
     ids = {
         NoteId(value)
@@ -101,10 +97,9 @@ def _quoting(session: PersonSession, events: list[Event]) -> Name:
         for key in _NOTE_KEYS
         if isinstance(value := event.body.get(key), str) and value
     }
-    notes = memory_control.notes_by_ids(session, sorted(ids))
-    texts: dict[str, str | None] = {
-        str(note): text for note, text in memory_control.texts_of(session, notes).items()
-    }
+    notes = projection_notes.unscoped_notes_by_ids(conn, session.person, sorted(ids))
+    found = journal.texts(session.store, conn, session.person, [n.text_seq for n in notes])
+    texts = {str(n.id): found.get(n.text_seq) for n in notes}
 
     def quoted(note: str) -> str:
         if note not in texts:
@@ -119,93 +114,175 @@ def _quoting(session: PersonSession, events: list[Event]) -> Name:
     return quoted
 
 
-def audit_log(session: PersonSession, *, limit: int | None = None) -> list[dict[str, Any]]:
-    """The person's journal as a readable log: time, actor, action, cause (newest last).
+# ---- the export -------------------------------------------------------------------------
 
-    `action` names notes by id (the command line); `said` quotes their words, and
-    `cause_started` says when the conversation that caused an event began (the inspector)."""
+
+class ExportCancelled(Exception):
+    """The export was asked to stop (a lock in the inspector): nothing was written."""
+
+
+class _Steps:
+    """Progress over the person's conversations, and the cancel flag polled on every page."""
+
+    def __init__(self, total: int, progress: Progress | None, cancelled: Cancelled | None) -> None:
+        self.total, self.done = total, 0
+        self._progress, self._cancelled = progress, cancelled
+
+    def check(self) -> None:
+        if self._cancelled is not None and self._cancelled():
+            raise ExportCancelled
+
+    def advance(self) -> None:
+        self.done += 1
+        if self._progress is not None:
+            self._progress(self.done, self.total)
+
+
+def _document(session: PersonSession, conn: Any, steps: _Steps) -> dict[str, Any]:
+    """Everything kept about the person, its long lists still to be read (Lazy). The keys
+    and their order are the CLI contract's `engram export` JSON."""
     store, person = session.store, session.person
-    with store.read() as conn:
-        after = 0 if limit is None else max(0, journal.head_seq(conn, person) - limit)
-        events = list(journal.events(conn, person, after_seq=after))
-        texts = journal.texts(
-            store, conn, person, [e.seq for e in events if e.type in _TEXT_EVENTS]
-        )
-        started = {str(c.id): c.created_at for c in conversation_log.for_person(conn, person)}
-    quoted = _quoting(session, events)
-    rows = []
-    for event in events:
-        cause = event.cause.to_json() if event.cause else None
-        row: dict[str, Any] = {
-            "seq": event.seq,
-            "at": iso(event.at),
-            "actor": event.actor,
-            "type": event.type.value,
-            "action": _describe(event),
-            "said": _describe(event, quoted, quoted),  # notes by their words, for people
-            "cause": cause,
-            "cause_started": iso(started.get(str((cause or {}).get("conversation")))),
-        }
-        label = _TEXT_EVENTS.get(event.type)
-        if label and texts.get(event.seq):
-            row[label] = texts[event.seq]
-        rows.append(row)
-    return rows
-
-
-def export_person(session: PersonSession) -> dict[str, Any]:
-    """Everything kept about a person, decrypted, as one JSON-ready document."""
-    store, person = session.store, session.person
-    conversations = []
-    with store.read() as conn:
-        infos = conversation_log.for_person(conn, person)
-        digest = projection_state.recent_digest(conn, person, 1 << 30)
-        digest_texts = journal.texts(store, conn, person, [d.seq for d in digest])
-        memory = projection_memory.unscoped_memory(conn, person)
-        for info in infos:
-            entries = conversation_log.entries(conn, info.id)
-            texts = conversation_log.entry_texts(store, conn, info.id, [e.seq for e in entries])
-            conversations.append(
-                {
-                    **conversation_json(info, person),
-                    "turns": [
-                        {
-                            "turn": e.ref,
-                            "role": e.kind.value,
-                            "author": e.author,
-                            "at": iso(e.at),
-                            "status": e.status,
-                            "text": texts.get(e.seq),
-                        }
-                        for e in entries
-                        if e.kind in (EntryKind.USER, EntryKind.ASSISTANT)
-                    ],
-                }
-            )
-    usage_count = sum(len(v) for v in memory.usage.values())
     return {
         "person": person,
         "exported_at": iso(store.now()),
         "exported_by": session.actor,
-        "notes": [v.to_json() for v in memory_control.all_notes(session)],
-        "note_count": len(unscoped_notes(memory)),
-        "digest": [
-            {"at": iso(d.at), "conversation": d.conversation, "text": digest_texts.get(d.seq)}
-            for d in sorted(digest, key=lambda d: d.seq)
-        ],
-        "usage_events": usage_count,
-        "candidates": candidate_control.list_candidates(session),
-        "profile": memory_control.profile_document(session),
-        "conversations": conversations,
-        "audit": audit_log(session),
+        "notes": Lazy(_notes(session, conn, steps)),
+        "note_count": projection_notes.count_notes(conn, person, EVERY_NOTE),
+        "digest": Lazy(_digest(session, conn, steps)),
+        "usage_events": projection_state.usage_count(conn, person),
+        "candidates": Lazy(_checked(candidate_control.every_candidate(session, conn, PAGE), steps)),
+        "profile": memory_control.profile_document_in(session, conn),
+        "conversations": Lazy(_conversations(session, conn, steps)),
+        "audit": Lazy(_checked(_audit_pages(session, conn), steps)),
     }
 
 
-def write_export(session: PersonSession, path: str | Path) -> Path:
-    """Write `export_person` as JSON to `path`, readable and writable by its owner only
-    (0600). The file is not encrypted. Written whole or not at all (control.private_file)."""
-    text = json.dumps(export_person(session), indent=2, ensure_ascii=False)
-    return write_private(path, text.encode("utf-8"), "export")
+def _checked(rows: Iterator[dict[str, Any]], steps: _Steps) -> Iterator[dict[str, Any]]:
+    for index, row in enumerate(rows):
+        if index % PAGE == 0:
+            steps.check()
+        yield row
+
+
+def _notes(session: PersonSession, conn: Any, steps: _Steps) -> Iterator[dict[str, Any]]:
+    """Every note, any status, with text, in creation order (as control.notes.all_notes)."""
+    store, person = session.store, session.person
+    after: tuple[int, str] | None = None
+    while notes := projection_notes.unscoped_notes_after(conn, person, EVERY_NOTE, after, PAGE):
+        steps.check()
+        texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
+        yield from (NoteView(n, texts.get(n.text_seq)).to_json() for n in notes)
+        after = (notes[-1].created_seq, notes[-1].id)
+
+
+def _digest(session: PersonSession, conn: Any, steps: _Steps) -> Iterator[dict[str, Any]]:
+    store, person = session.store, session.person
+    after = 0
+    while lines := projection_state.digest_after(conn, person, after, PAGE):
+        steps.check()
+        texts = journal.texts(store, conn, person, [d.seq for d in lines])
+        for d in lines:
+            yield {"at": iso(d.at), "conversation": d.conversation, "text": texts.get(d.seq)}
+        after = lines[-1].seq
+
+
+def _conversations(session: PersonSession, conn: Any, steps: _Steps) -> Iterator[dict[str, Any]]:
+    """One conversation at a time, oldest first, each with its turns a page at a time."""
+    after: ConversationInfo | None = None
+    while infos := conversation_log.for_person(conn, session.person, after=after, limit=PAGE):
+        for info in infos:
+            steps.check()
+            yield {
+                **conversation_json(info, session.person),
+                "turns": Lazy(_turns(session, conn, info, steps)),
+            }
+            steps.advance()
+        after = infos[-1]
+
+
+def _turns(
+    session: PersonSession, conn: Any, info: ConversationInfo, steps: _Steps
+) -> Iterator[dict[str, Any]]:
+    after = 0
+    while entries := conversation_log.entries(conn, info.id, after, PAGE):
+        steps.check()
+        turns = [e for e in entries if e.kind in (EntryKind.USER, EntryKind.ASSISTANT)]
+        texts = conversation_log.entry_texts(session.store, conn, info.id, [e.seq for e in turns])
+        for e in turns:
+            yield {
+                "turn": e.ref,
+                "role": e.kind.value,
+                "author": e.author,
+                "at": iso(e.at),
+                "status": e.status,
+                "text": texts.get(e.seq),
+            }
+        after = entries[-1].seq
+
+
+def _stream(
+    session: PersonSession,
+    write: Callable[[str], object],
+    *,
+    ensure_ascii: bool = False,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+) -> None:
+    """Write the export's JSON text (and a final newline) through `write`, piece by piece,
+    from one read snapshot."""
+    with session.store.read() as conn:
+        total = conversation_log.count_for_person(conn, session.person)
+        steps = _Steps(total, progress, cancelled)
+        for piece in chunks(_document(session, conn, steps), ensure_ascii=ensure_ascii):
+            write(piece)
+    write("\n")
+
+
+def export_person(session: PersonSession) -> dict[str, Any]:
+    """Everything kept about a person, decrypted, as one JSON-ready document, held whole
+    (tests and library hosts; the faces stream it with `write_export` / `export_to`, which
+    also record it). Nothing is recorded here."""
+    with session.store.read() as conn:
+        steps = _Steps(0, None, None)
+        document: dict[str, Any] = materialize(_document(session, conn, steps))
+        return document
+
+
+def write_export(
+    session: PersonSession,
+    path: str | Path,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+) -> Path | None:
+    """Stream the export as JSON into a file at `path`, owner-only (0600), and record it in
+    the person's audit log. The file is not encrypted. Written whole or not at all
+    (control.private_file); None, with nothing written or recorded, when `cancelled`
+    says stop."""
+    with PrivateFile(path, "export") as file:
+        try:
+            _stream(
+                session,
+                lambda piece: file.write(piece.encode("utf-8")),
+                progress=progress,
+                cancelled=cancelled,
+            )
+        except ExportCancelled:
+            return None
+        file.finish()
+        return publish_recorded(session, file, "export")
+
+
+def export_to(session: PersonSession, out: IO[str]) -> None:
+    """Stream the export as JSON to a text stream (the CLI's standard output), then record
+    it. Characters the stream's encoding cannot carry are written as \\u escapes."""
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    ensure_ascii = not codecs.lookup(encoding).name.startswith("utf")
+    _stream(session, out.write, ensure_ascii=ensure_ascii)
+    out.flush()  # all of it is out before the audit log says so
+    record_export(session, "export", "stdout")
+
+
+# ---- verify -----------------------------------------------------------------------------
 
 
 def verify_store(

@@ -388,14 +388,19 @@ def all_notes(session: PersonSession) -> list[NoteView]:
 def profile_document(session: PersonSession) -> str:
     """The person's profile document (M1) as text: built from the notes it names, so a
     deleted note or conversation leaves nothing of it behind. Empty before the first."""
+    with session.store.read() as conn:
+        return profile_document_in(session, conn)
+
+
+def profile_document_in(session: PersonSession, conn: Any) -> str:
+    """`profile_document`, read inside a snapshot the caller holds (an export)."""
     store, person = session.store, session.person
-    with store.read() as conn:
-        profile = maintenance.current_profile(conn, person)
-        if not profile:
-            return ""
-        ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]
-        ids += [NoteId(i) for i in profile.get("preferences", [])]
-        notes = projection_notes.unscoped_notes_by_ids(conn, person, ids)
-        texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
+    profile = maintenance.current_profile(conn, person)
+    if not profile:
+        return ""
+    ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]
+    ids += [NoteId(i) for i in profile.get("preferences", [])]
+    notes = projection_notes.unscoped_notes_by_ids(conn, person, ids)
+    texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
     shown = {str(n.id): texts.get(n.text_seq) for n in notes if n.is_active}
     return merge.profile_document(profile, shown)

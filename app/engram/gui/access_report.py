@@ -18,7 +18,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF
 from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter, QTextDocument
 
 from engram.control.access_report import AccessReport, ReportNote, gather
-from engram.control.private_file import write_private
+from engram.control.export_record import publish_recorded
+from engram.control.private_file import PrivateFile
 from engram.control.session import PersonSession
 from engram.gui.theme import SCOPE_MEANING
 from engram.model.notes import NoteStatus
@@ -231,8 +232,9 @@ def save_access_report(
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> Path | None:
-    """Gather, render and write the report to `path`, owner-only (0600). None, with
-    nothing written, when `cancelled` says stop (a lock came meanwhile)."""
+    """Gather, render and write the report to `path`, owner-only (0600), and record it in
+    the person's audit log. None, with nothing written or recorded, when `cancelled` says
+    stop (a lock came meanwhile)."""
     stop = cancelled or (lambda: False)
     report = gather(session, progress, stop)
     if stop():
@@ -241,4 +243,7 @@ def save_access_report(
     data = pdf_bytes(report_html(report), title)
     if stop():
         return None
-    return write_private(path, data, "access report")
+    with PrivateFile(path, "access report") as file:
+        file.write(data)
+        file.finish()
+        return publish_recorded(session, file, "access_report")

@@ -39,6 +39,9 @@ class EventType(StrEnum):
     PERSON_CREATED = "person_created"
     REOPENED = "reopened"  # a contradiction undone: the newer note was deleted
     UNDONE = "undone"
+    # A person's data left the store (a JSON export, an access report): who, when, what and
+    # whether to a file or standard output; never the path or any content. Audit only.
+    EXPORTED = "exported"
 
 
 # Events whose sealed payload is the text of a note they create.

@@ -4,8 +4,9 @@ audience and journal state, instead of on every search (issue 10: the HTTP bench
 A pool is the scoped read (S1-S3: scope filter first, then ranking) for one person and one
 set of eligible scopes, so audiences never share a pool unless they may see the same notes.
 It is current while the person's journal has not moved, or has moved only by usage records
-(`item_used` changes no note, text or rank); any other event, from this process or
-another, and an erased-and-rebuilt journal (the held head no longer there) read it again.
+and audit-only events such as an export (they change no note, text or rank); any other
+event, from this process or another, and an erased-and-rebuilt journal (the held head no
+longer there) read it again.
 Pools live in the store's plaintext caches: closing (locking) the store and every erasure
 it commits drop them.
 """
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engram.engine.assembly import TextNote
+from engram.engine.fold import AUDIT_ONLY
 from engram.engine.scope import eligible_scopes
 from engram.engine.words import terms
 from engram.model.events import EventType
@@ -30,7 +32,7 @@ from engram.store.store import Store
 POOL_NOTES = 200  # the best-ranked visible notes a search looks through
 CACHED_POOLS = 64
 LOOK_AHEAD = 256  # usage records after a pool's head looked through before reading anew
-_UNCHANGING = frozenset({EventType.ITEM_USED})
+_UNCHANGING = frozenset({EventType.ITEM_USED, *AUDIT_ONLY})
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,18 @@
 """Verify's rollback check: the store's chains against the signed checkpoint and its anchors.
 
+The checkpoint names chains by keyed hash (`Store.hidden_name`); the store's chains are
+matched to it by hashing their ids.
+
 - A chain the store holds fewer entries of than the checkpoint saw, or whose entry differs,
-  is a rollback, unless the store's own signed history explains it: an erasure record newer
-  than the checkpoint that names the chain (a crash between an erase's commit and its
-  checkpoint update), or, for a chain the checkpoint knows as erased, entries that all came
-  after that erasure (the person was created again). Then the checkpoint lags and is
-  advanced, with a warning — the only thing verify ever writes, and never the database.
+  is a rollback, unless the store's own signed history explains it. A chain *missing* from
+  the store is explained by any signed erasure record that names its keyed hash (a crash
+  between an erase's commit and its checkpoint line, even when later writes — another
+  erase — moved the checkpoint on meanwhile: issue 15 item 3); putting back a copy from
+  before a re-created person's return is still caught by the ledger, which signed their
+  new key. A chain still present but behind is explained only by an erasure record newer
+  than the checkpoint's erasure chain, with every entry it now holds made after that
+  erasure (the person was created again). Then the checkpoint lags and is advanced, with a
+  warning — the only thing verify ever writes, and never the database.
 - A missing checkpoint is a problem: every store wrote one when it was created, so only
   `engram checkpoint reanchor` (after a deliberate move) makes a new one.
 - An anchor (user data folder, OS keyring) that saw a later checkpoint than the file catches
@@ -22,8 +29,7 @@ from sqlalchemy import func, select
 
 from engram.model.errors import KeyUnavailable
 from engram.store import chain, pending_erasure, schema
-from engram.store.checkpoint import Checkpoint
-from engram.store.checkpoint_anchor import Anchor
+from engram.store.checkpoint import Anchor, Checkpoint, CheckpointDamaged
 from engram.store.store import Store
 
 Heads = dict[str, tuple[int, dict[int, bytes]]]
@@ -70,11 +76,12 @@ def _first_at(store: Store, chain_id: str) -> int | None:
 
 @dataclass
 class Advance:
-    """What a lagging checkpoint is brought up to."""
+    """What a lagging checkpoint is brought up to: heads by chain id; erased and re-created
+    chains by keyed hash."""
 
     heads: dict[str, tuple[int, bytes]]
-    gone: dict[str, str]
-    revived: dict[str, str]
+    gone: set[str]
+    revived: set[str]
 
     def __bool__(self) -> bool:
         return bool(self.heads or self.gone or self.revived)
@@ -85,37 +92,40 @@ def compare(
 ) -> tuple[list[str], Advance]:
     """Problems (rollbacks) and what to advance the checkpoint by (lag)."""
     problems: list[str] = []
-    advance = Advance({}, {}, {})
-    seen_erasures = checkpoint.chains.get(chain.ERASURE_CHAIN, (0, b""))[0]
+    advance = Advance({}, set(), set())
+    ids = {store.hidden_name(chain_id): chain_id for chain_id in heads}
+    seen_erasures = checkpoint.chains.get(store.hidden_name(chain.ERASURE_CHAIN), (0, b""))[0]
+    ever_erased = {name for r in history for name in r.chains}
     erased_since = {name for r in history if r.seq > seen_erasures for name in r.chains}
-    for chain_id, (length, head) in sorted(checkpoint.chains.items()):
-        have = heads.get(chain_id)
-        hidden = store.hidden_name(chain_id)
-        if have is not None and have[0] >= length and have[1].get(length) == head:
+    for hidden, (length, head) in sorted(checkpoint.chains.items()):
+        chain_id = ids.get(hidden)
+        have = heads[chain_id] if chain_id is not None else None
+        if chain_id is not None and have is not None and have[1].get(length) == head:
             if have[0] > length:
                 advance.heads[chain_id] = (have[0], have[1][have[0]])
             continue
-        if hidden in erased_since:
-            advance.gone[chain_id] = hidden  # erased after the checkpoint last saw it
+        if hidden in (ever_erased if have is None else erased_since):
+            advance.gone.add(hidden)  # erased after the checkpoint last saw it
             continue
+        label = chain_id or f"a chain the checkpoint knows by the keyed hash {hidden[:16]}"
         if have is None or have[0] < length:
             got = 0 if have is None else have[0]
             problems.append(
-                f"{chain_id}: the store holds {got} entries but the checkpoint saw {length}; "
+                f"{label}: the store holds {got} entries but the checkpoint saw {length}; "
                 "an older copy of the store may have been put back"
             )
         else:
-            problems.append(f"{chain_id}: entry {length} differs from the checkpoint's")
+            problems.append(f"{label}: entry {length} differs from the checkpoint's")
     for chain_id, (length, hashes) in sorted(heads.items()):
         hidden = store.hidden_name(chain_id)
-        if chain_id in checkpoint.chains and chain_id not in advance.gone:
+        if hidden in checkpoint.chains and hidden not in advance.gone:
             continue
-        if hidden in checkpoint.gone or chain_id in advance.gone:
+        if hidden in checkpoint.gone or hidden in advance.gone:
             erased_at = [r.at for r in history if hidden in r.chains]
             first = _first_at(store, chain_id)
             if erased_at and first is not None and first >= max(erased_at):
-                advance.revived[chain_id] = hidden  # started again after its erasure
-                advance.gone.pop(chain_id, None)
+                advance.revived.add(hidden)  # started again after its erasure
+                advance.gone.discard(hidden)
                 advance.heads[chain_id] = (length, hashes[length])
             else:
                 problems.append(
@@ -144,14 +154,19 @@ def read_before(store: Store) -> Before:
     anchors: list[tuple[str, Anchor | None]] = [
         ("this computer's user data folder", store.anchors.read_local())
     ]
-    if store.anchors.use_keyring:
+    if store.anchors.in_keyring():
         try:
             anchors.append(("the OS keyring", store.anchors.read_keyring()))
         except KeyUnavailable as error:
             warnings.append(f"the checkpoint's copy in the OS keyring could not be read: {error}")
+    elif store.anchors.keyring_unasked:
+        warnings.append(
+            "the OS keyring could not be asked for the checkpoint's copy there: "
+            f"{store.anchors.keyring_unasked}"
+        )
     try:
         return Before(anchors, store.checkpoint.read(), None, warnings)
-    except (ValueError, KeyError, TypeError, json.JSONDecodeError) as error:
+    except CheckpointDamaged as error:
         return Before(anchors, None, f"checkpoint: {error}", warnings)
 
 
@@ -166,7 +181,7 @@ def _anchor_problems(before: Before, checkpoint: Checkpoint) -> list[str]:
                 f"{checkpoint.serial}, not {anchor.serial}); an older copy of the store and its "
                 f"checkpoint may have been put back ({REANCHOR})"
             )
-        elif anchor.serial == checkpoint.serial and anchor.digest != checkpoint.digest():
+        elif anchor.serial == checkpoint.serial and anchor.digest != checkpoint.digest:
             problems.append(
                 f"checkpoint: it differs from the one {place} last saw; an older copy of the "
                 f"store and its checkpoint may have been put back ({REANCHOR})"
@@ -197,10 +212,14 @@ def check_checkpoint(store: Store, before: Before, heads: Heads, warnings: list[
         ]
     rollbacks, advance = compare(store, checkpoint, heads, removals(store))
     problems += rollbacks + _anchor_problems(before, checkpoint)
-    if not problems and advance:
-        written = cp.update(store.signer, advance.heads, advance.gone, advance.revived)
+    # Anchors a failed or interrupted write left behind are brought up to date too, and a
+    # checkpoint of the old format (chain ids in clear) is rewritten hashed.
+    lagging = any(
+        anchor is None or anchor.serial < checkpoint.serial for _, anchor in before.anchors
+    )
+    if not problems and (advance or checkpoint.legacy or lagging):
+        written = store.record_in_checkpoint(advance.heads, advance.gone, advance.revived, warnings)
         if written is not None:
-            store.anchors.write_local(written)
             store.anchors.write_keyring(written)
         if advance.gone or advance.revived:
             warnings.append(
@@ -216,12 +235,12 @@ def status(store: Store) -> dict[str, Any]:
     try:
         checkpoint = store.checkpoint.read()
         state = "present" if checkpoint else "missing"
-    except (ValueError, KeyError, TypeError, json.JSONDecodeError):
+    except CheckpointDamaged:
         checkpoint, state = None, "damaged"
     anchors: dict[str, Any] = {}
     local = store.anchors.read_local()
     anchors["user_data_folder"] = local.serial if local else None
-    if store.anchors.use_keyring:
+    if store.anchors.in_keyring():
         try:
             anchored = store.anchors.read_keyring()
             anchors["keyring"] = anchored.serial if anchored else None

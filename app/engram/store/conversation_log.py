@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, func, insert, select
+from sqlalchemy import Connection, Row, and_, bindparam, func, insert, or_, select
 
 from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
@@ -202,15 +203,53 @@ def log_head(
     return None if row is None else (int(row[1] or 0), row[2])
 
 
-def for_person(conn: Connection, person: PersonId) -> list[ConversationInfo]:
-    """Every conversation a person takes part in, oldest first."""
-    rows = conn.execute(
+def for_person(
+    conn: Connection,
+    person: PersonId,
+    *,
+    after: ConversationInfo | None = None,
+    limit: int | None = None,
+) -> list[ConversationInfo]:
+    """Every conversation a person takes part in, oldest first; or one page of them: the
+    first `limit` after `after` (keyset, so a conversation started meanwhile shifts none)."""
+    query = (
         select(CV)
         .join(CP, CP.c.conversation == CV.c.id)
         .where(CP.c.person == person)
         .order_by(CV.c.created_at, CV.c.id)
     )
-    return [_info(conn, row) for row in rows]
+    if after is not None:
+        at = to_micros(after.created_at)
+        query = query.where(
+            or_(CV.c.created_at > at, and_(CV.c.created_at == at, CV.c.id > after.id))
+        )
+    if limit is not None:
+        query = query.limit(limit)
+    return [_info(conn, row) for row in conn.execute(query)]
+
+
+def count_for_person(conn: Connection, person: PersonId) -> int:
+    """How many conversations a person takes part in."""
+    query = (select(func.count()).select_from(CV).join(CP, CP.c.conversation == CV.c.id)).where(
+        CP.c.person == person
+    )
+    return int(conn.execute(query).scalar_one())
+
+
+def started_at(
+    conn: Connection, person: PersonId, conversations: Iterable[str]
+) -> dict[str, datetime]:
+    """When each of these conversations of the person began (others are left out)."""
+    wanted = sorted(set(conversations))
+    found: dict[str, datetime] = {}
+    for start in range(0, len(wanted), 500):
+        query = (
+            select(CV.c.id, CV.c.created_at)
+            .join(CP, CP.c.conversation == CV.c.id)
+            .where(CP.c.person == person, CV.c.id.in_(wanted[start : start + 500]))
+        )
+        found.update({row.id: from_micros(int(row.created_at)) for row in conn.execute(query)})
+    return found
 
 
 def _entry(r: Row[Any]) -> LogEntry:
@@ -228,12 +267,15 @@ def _entry(r: Row[Any]) -> LogEntry:
     )
 
 
-def entries(conn: Connection, conversation: ConversationId, after: int = 0) -> list[LogEntry]:
-    """The log in order: all of it, or only the entries after sequence number `after`."""
-    rows = conn.execute(
-        select(L).where(L.c.conversation == conversation, L.c.seq > after).order_by(L.c.seq)
-    )
-    return [_entry(row) for row in rows]
+def entries(
+    conn: Connection, conversation: ConversationId, after: int = 0, limit: int | None = None
+) -> list[LogEntry]:
+    """The log in order: all of it, or only the entries after sequence number `after` (at
+    most `limit` of them: one page)."""
+    query = select(L).where(L.c.conversation == conversation, L.c.seq > after).order_by(L.c.seq)
+    if limit is not None:
+        query = query.limit(limit)
+    return [_entry(row) for row in conn.execute(query)]
 
 
 def unprocessed_turns(

@@ -252,12 +252,20 @@ def _event(r: Row[Any]) -> Event:
 
 
 def events(
-    conn: Connection, person: PersonId, *, until: datetime | None = None, after_seq: int = 0
+    conn: Connection,
+    person: PersonId,
+    *,
+    until: datetime | None = None,
+    after_seq: int = 0,
+    limit: int | None = None,
 ) -> Iterator[Event]:
-    """The journal's events in order (clear parts only), optionally up to a moment."""
+    """The journal's events in order (clear parts only), optionally up to a moment, or only
+    the first `limit` after `after_seq` (one page)."""
     query = select(J).where(J.c.person == person, J.c.seq > after_seq).order_by(J.c.seq)
     if until is not None:
         query = query.where(J.c.at <= to_micros(until))
+    if limit is not None:
+        query = query.limit(limit)
     for row in conn.execute(query):
         yield _event(row)
 

@@ -8,8 +8,9 @@ projection_notes.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, Row, func, select
 
 from engram.model.clock import from_micros
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
@@ -28,15 +29,27 @@ def recent_digest(
     if scopes is not None:
         query = query.where(D.c.scope.in_([s.value for s in scopes]))
     rows = conn.execute(query.order_by(D.c.seq.desc()).limit(limit))
-    return [
-        DigestLine(
-            r.seq,
-            from_micros(r.at),
-            ConversationId(r.conversation) if r.conversation else None,
-            Scope(r.scope),
-        )
-        for r in rows
-    ]
+    return [_digest_line(r) for r in rows]
+
+
+def digest_after(
+    conn: Connection, person: PersonId, after_seq: int, limit: int
+) -> list[DigestLine]:
+    """One page of the digest, oldest first: the first `limit` lines after event
+    `after_seq`."""
+    D = schema.digest_lines
+    query = select(D).where(D.c.person == person, D.c.seq > after_seq)
+    rows = conn.execute(query.order_by(D.c.seq).limit(limit))
+    return [_digest_line(r) for r in rows]
+
+
+def _digest_line(r: Row[Any]) -> DigestLine:
+    return DigestLine(
+        r.seq,
+        from_micros(r.at),
+        ConversationId(r.conversation) if r.conversation else None,
+        Scope(r.scope),
+    )
 
 
 def usage_count(conn: Connection, person: PersonId) -> int:
@@ -85,14 +98,23 @@ def processed_turns(
 
 
 def candidates(
-    conn: Connection, person: PersonId, status: str | None = None
+    conn: Connection,
+    person: PersonId,
+    status: str | None = None,
+    *,
+    after_seq: int = 0,
+    limit: int | None = None,
 ) -> list[CandidateState]:
-    """A person's learning candidates, oldest first; optionally only those in one status."""
+    """A person's learning candidates, oldest first; optionally only those in one status,
+    or one page: the first `limit` suggested after event `after_seq`."""
     C = schema.candidates
-    query = select(C).where(C.c.person == person)
+    query = select(C).where(C.c.person == person, C.c.payload_seq > after_seq)
     if status is not None:
         query = query.where(C.c.status == status)
-    return [candidate_from_row(r) for r in conn.execute(query.order_by(C.c.payload_seq))]
+    query = query.order_by(C.c.payload_seq)
+    if limit is not None:
+        query = query.limit(limit)
+    return [candidate_from_row(r) for r in conn.execute(query)]
 
 
 def candidate(

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Engine, event
 
 from engram.model.errors import StoreReleased
+from engram.store.owner_only import open_private
 
 REQUEST_SUFFIX = ".release"
 CHECK_EVERY_S = 0.05  # how stale a statement's view of the request file may be
@@ -66,7 +67,9 @@ class ReleaseRequests:
         if self.path is None:
             return at
         temporary = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"at": at}), encoding="utf-8")
+        fd = open_private(temporary, os.O_WRONLY | os.O_TRUNC)  # owner-only, as every file
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps({"at": at}))
         os.replace(temporary, self.path)
         return at
 

@@ -6,9 +6,11 @@ The store's info row and unlocking it are in store_info.py; its data keys in dat
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NoReturn
@@ -25,8 +27,8 @@ from engram.model.errors import (
     StoreExists,
     StoreMissing,
 )
-from engram.store import crypto, faults, file_check, ledger, migrate, schema
-from engram.store.checkpoint import Checkpoint, CheckpointFile
+from engram.store import crypto, faults, file_check, ledger, migrate, owner_only, schema
+from engram.store.checkpoint import Anchor, CheckpointFile
 from engram.store.checkpoint_anchor import Anchors
 from engram.store.crypto import KdfParams, SealBroken, Signer
 from engram.store.data_keys import DataKeys
@@ -43,6 +45,8 @@ from engram.store.store_info import (
     read_info,
     unlock,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -109,6 +113,9 @@ class Store(DataKeys):
         # Another Engram process finishing an erasure asks this one to let go (release.py).
         self.releases = ReleaseRequests(sqlite_path(url))
         self.release_callbacks: list[Callable[[], None]] = []
+        # Sentences for whoever drives this store: what went wrong after a commit, when the
+        # change itself is kept (issue 15 item 6). Faces print or show `take_warnings()`.
+        self.warnings: deque[str] = deque(maxlen=20)
         end_old_reads(engine, self.releases, self._let_go)
 
     # ---- creating and opening -------------------------------------------------------
@@ -160,8 +167,10 @@ class Store(DataKeys):
                     "create the folder first."
                 )
             with contextlib.suppress(PermissionError):  # the sentence below names the folder
-                path.parent.mkdir(parents=True, exist_ok=True)
+                owner_only.make_folders(path.parent)
             file_check.check_folder_writable(path, "create")
+            # Owner-only from the first byte; SQLite gives -wal and -shm the file's mode.
+            owner_only.create_file(path)
         engine = make_engine(url)
         if path is None and inspect(engine).has_table("store_info"):
             raise StoreExists(f"A store already exists at {describe(url)}; open it instead.")
@@ -207,13 +216,17 @@ class Store(DataKeys):
         path = sqlite_path(url)
         if path is not None:
             file_check.check_before_open(path)  # before anything can write to the file
+            owner_only.tighten_sqlite_files(path)
         engine = make_engine(url)
         try:
             info = read_info(engine, url)
             access = keyring or KeyringAccess()
             kek = unlock(info, passphrase, access)
             store = cls(url, engine, info, kek, clock or SystemClock(), access)
-            store.anchors.use_keyring = passphrase is None  # the key came from the keyring
+            # The key came from the keyring, or (a passphrase) ask it when first needed.
+            store.anchors.use_keyring = True if passphrase is None else None
+            store.checkpoint.tighten()
+            store.anchors.tighten()
             store._bring_up_to_date()
         except BaseException:
             # Close every connection so SQLite leaves the files exactly as they were.
@@ -270,7 +283,9 @@ class Store(DataKeys):
                 "changed — restore it from a backup."
             ) from None
         if heads:
-            self.checkpoint.update(self.signer, heads, {})
+            written = self.record_in_checkpoint(heads, (), ())
+            if written is not None:
+                self.anchors.write_keyring(written)
 
     def close(self) -> None:
         """Drop decrypted keys and release the database."""
@@ -316,6 +331,7 @@ class Store(DataKeys):
     def write(self) -> Iterator[WriteTxn]:
         """A write transaction: all of it commits or none of it does."""
         ordered = contextlib.ExitStack()
+        unlocked: OSError | None = None
         try:
             with self.engine.connect() as connection:
                 connection = connection.execution_options(write=True)
@@ -331,18 +347,24 @@ class Store(DataKeys):
                             connection, self.info.id, self.signer, self._touched, self.now_micros()
                         )
                     if txn.heads or txn.gone:
-                        # Held from before the commit until the checkpoint is rewritten, so
-                        # checkpoint updates land in commit order (checkpoint.py).
-                        ordered.enter_context(self.checkpoint.locked())
+                        # Held from before the commit until the checkpoint is written, so its
+                        # lines land in commit order (checkpoint.py). A lock that cannot be
+                        # had fails the checkpoint's update, not the write: it warns below.
+                        try:
+                            ordered.enter_context(self.checkpoint.locked())
+                        except OSError as error:
+                            unlocked = error
                 self._keys.update(self._fresh)
                 faults.crash_point(faults.ERASE_COMMITTED if txn.erased else faults.AFTER_COMMIT)
                 if txn.erased:
                     self.plaintext_caches.clear()  # before anything below can fail
                 written = None
-                if txn.heads or txn.gone:
-                    written = self.checkpoint.update(self.signer, txn.heads, txn.gone, txn.revived)
-                    if written is not None:
-                        self.anchors.write_local(written)
+                if unlocked is not None:  # out of commit order it must not be written at all
+                    self._warn(None, f"the store's checkpoint at {self.checkpoint.path}", unlocked)
+                elif txn.heads or txn.gone:
+                    written = self.record_in_checkpoint(
+                        txn.heads, txn.gone.values(), txn.revived.values()
+                    )
         except exc.DBAPIError as error:
             self._raise_failure(error)
         finally:
@@ -396,7 +418,50 @@ class Store(DataKeys):
 
     # ---- checkpoint and release ------------------------------------------------------
 
-    def start_checkpoint(self, heads: dict[str, tuple[int, bytes]], gone: set[str]) -> Checkpoint:
+    def record_in_checkpoint(
+        self,
+        heads: dict[str, tuple[int, bytes]],
+        gone: Iterable[str],
+        revived: Iterable[str],
+        warnings: list[str] | None = None,
+    ) -> Anchor | None:
+        """Add a committed write to the checkpoint and to this computer's anchor; returns
+        the anchor for the keyring (written by the caller, outside the lock). What
+        committed stays committed: a failure here is a warning (in `warnings`, else this
+        store's), and the checkpoint lags until the next write or verify advances it."""
+        written: Anchor | None = None
+        try:
+            with self.checkpoint.locked():
+                written = self.checkpoint.update(self.signer, heads, gone, revived)
+                if written is not None:
+                    try:
+                        self.anchors.write_local(written)
+                    except Exception as error:
+                        self._warn(
+                            warnings, f"the checkpoint's anchor in {self.anchors.folder}", error
+                        )
+        except Exception as error:
+            self._warn(warnings, f"the store's checkpoint at {self.checkpoint.path}", error)
+            return None
+        return written
+
+    def _warn(self, into: list[str] | None, what: str, error: Exception) -> None:
+        reason = error.strerror if isinstance(error, OSError) else None
+        sentence = (
+            f"The change was saved, but {what} could not be updated "
+            f"({reason or error or type(error).__name__}); the checkpoint lags behind the "
+            "store until the next write or a verify brings it up to date."
+        )
+        log.warning(sentence)
+        (self.warnings if into is None else into).append(sentence)
+
+    def take_warnings(self) -> list[str]:
+        """The warnings since the last call (see `warnings`), oldest first."""
+        taken = list(self.warnings)
+        self.warnings.clear()
+        return taken
+
+    def start_checkpoint(self, heads: dict[str, tuple[int, bytes]], gone: set[str]) -> Anchor:
         """Write a checkpoint from scratch (a new store, or a deliberate re-anchor)."""
         after = self.anchors.highest_serial()  # the keyring is not asked under the lock
         with self.checkpoint.locked():

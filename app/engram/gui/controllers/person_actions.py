@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from engram.control import erase, forensics
+from engram.control.private_file import NOT_ENCRYPTED
 from engram.engine.rule_extractor import RuleExtractor
 from engram.gui import access_report
 from engram.gui.controllers.hub import Hub
@@ -32,7 +33,9 @@ class PersonActionsController(QObject):
         self.w.export_action.triggered.connect(self.export_person)
         self.w.report_action.triggered.connect(self.save_access_report)
         self._report_task: Task | None = None
+        self._export_task: Task | None = None
         hub.session_changed.connect(self._stop_report)
+        hub.session_changed.connect(self._stop_export)
         self.w.erase_action.triggered.connect(self.erase_person)
         hub.session_changed.connect(self._update_actions)
         hub.past_changed.connect(lambda _past: self._update_actions())
@@ -59,9 +62,11 @@ class PersonActionsController(QObject):
 
     def export_person(self) -> None:
         """Write everything kept about the person to a JSON file, owner-only, where the
-        person chooses (the save dialog opens in their documents folder)."""
+        person chooses (the save dialog opens in their documents folder); the export is
+        recorded in their audit log. A lock or another person meanwhile stops it, and
+        nothing is written."""
         session = self.hub.session
-        if session is None:
+        if session is None or self._export_task is not None:
             return
         person = session.person
         path = self.hub.ask(
@@ -73,18 +78,35 @@ class PersonActionsController(QObject):
         if not path:
             return
 
-        def done(written: Path) -> None:
-            self.hub.status(f"Exported {person}'s data to {written} (not encrypted).", 10_000)
+        def done(written: Path | None) -> None:
+            self._export_task = None
+            if written is None:
+                return  # stopped by a lock or a change of person: nothing was written
+            message = f"Exported {person}'s data to {written} (not encrypted)."
+            self.hub.status(message, 10_000)
+            self.hub.changed.emit(message)  # the audit log holds the export now
             self.exported.emit(str(written))
             self.hub.prompts.inform(
                 "Export saved",
-                f"Everything kept about {person} was written to {written}.\n\n"
-                "The file is not encrypted: anyone who can read it sees all of it. Only "
-                "your user account can open it; keep it somewhere private and delete it "
-                "when it is no longer needed.",
+                f"Everything kept about {person} was written to {written}.\n\n{NOT_ENCRYPTED}",
             )
 
-        self.hub.run(lambda _: forensics.write_export(session, path), done)
+        def failed(message: str) -> None:
+            self._export_task = None
+            self.hub.fail(message)
+
+        self.hub.status(f"Exporting {person}'s data…", 60_000)
+        task = self.hub.run(
+            lambda ctx: forensics.write_export(session, path, ctx.progress, ctx.cancelled),
+            done,
+            failed,
+        )
+        task.progressed.connect(
+            lambda done_, total: self.hub.status(
+                f"Exporting {person}'s data: conversation {done_} of {total}…", 60_000
+            )
+        )
+        self._export_task = task
 
     def save_access_report(self) -> None:
         """Write a readable PDF of everything kept about the person (the document support
@@ -106,7 +128,9 @@ class PersonActionsController(QObject):
             self._report_task = None
             if written is None:
                 return  # stopped by a lock or a change of person: nothing was written
-            self.hub.status(f"Saved {person}'s access report to {written}.", 10_000)
+            message = f"Saved {person}'s access report to {written}."
+            self.hub.status(message, 10_000)
+            self.hub.changed.emit(message)  # the audit log holds the report's record now
             self.report_saved.emit(str(written))
             self.hub.prompts.inform(
                 "Access report saved",
@@ -136,6 +160,12 @@ class PersonActionsController(QObject):
             )
         )
         self._report_task = task
+
+    def _stop_export(self) -> None:
+        """A lock or another person: an export being written stops and writes nothing."""
+        if self._export_task is not None:
+            self._export_task.context.cancel()
+            self._export_task = None
 
     def _stop_report(self) -> None:
         """A lock or another person: a report being written stops and writes nothing."""
