@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,8 +57,8 @@ class FakePrompts:
         self.asked.append(("edit_text", current))
         return self.text
 
-    def choose_scope(self, current: Scope) -> Scope | None:
-        self.asked.append(("choose_scope", current))
+    def choose_scope(self, current: Scope, text: str = "") -> Scope | None:
+        self.asked.append(("choose_scope", (current, text)))
         return self.scope
 
     def delete_reason(self, text: str) -> str | None:
@@ -278,6 +280,24 @@ def show_tab(qtbot: Any, inspector: Inspector, tab: Any) -> None:
 def wait_idle(qtbot: Any, inspector: Inspector) -> None:
     """Wait until no background task is queued or running (and its result delivered)."""
     qtbot.waitUntil(lambda: not inspector.controller.tasks.busy, timeout=SIGNAL_TIMEOUT)
+
+
+@contextmanager
+def long_job(inspector: Inspector) -> Iterator[threading.Event]:
+    """A job that holds the inspector's worker until the test releases it (or the block
+    ends), the way a verify on a big store does: whatever is asked meanwhile waits."""
+    started, release = threading.Event(), threading.Event()
+
+    def job(_ctx: Any) -> None:
+        started.set()
+        release.wait(SIGNAL_TIMEOUT / 1000)
+
+    inspector.controller.tasks.run(job)
+    assert started.wait(SIGNAL_TIMEOUT / 1000), "the long job never started"
+    try:
+        yield release
+    finally:
+        release.set()
 
 
 def note_texts(inspector: Inspector) -> list[str]:

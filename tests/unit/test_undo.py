@@ -7,6 +7,7 @@ both steps, replay (verify) reproduces it, and a note that changed since is neve
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,17 +19,19 @@ from engram.control.forensics import audit_log
 from engram.control.session import PersonSession
 from engram.engine.fold import FoldError, fold
 from engram.engine.unscoped import unscoped_notes
+from engram.model.clock import ManualClock
 from engram.model.errors import NotAllowed, StateConflict
-from engram.model.events import Event, EventType
+from engram.model.events import Cause, Event, EventType
 from engram.model.ids import NoteId, PersonId
 from engram.model.notes import NoteStatus, PersonMemory
 from engram.model.scope import Kind, Scope
+from engram.runtime.context import record_use
 from engram.runtime.conversations import append_turn, start_conversation
 from engram.runtime.note_writes import NoteDraft, contradict, learn_note, restate
-from engram.store import schema
+from engram.store import journal, projection_memory, schema
 from engram.store.store import Store
 from engram.store.verify import verify
-from tests.conftest import START
+from tests.conftest import PASSPHRASE, START
 from tests.journals import PERSON, journals
 
 ANA = PersonId("ana")
@@ -103,30 +106,125 @@ def test_issue8_item18_undo_rescope_sets_the_scope_back_on_the_same_note(
     assert verify(store).ok
 
 
-def test_issue8_item18_undo_delete_reopens_a_new_interval_and_keeps_the_gap(
-    store: Store, ana: PersonSession
+def test_issue17_item4_undo_delete_reopens_the_same_note(
+    store: Store, ana: PersonSession, clock: ManualClock
 ) -> None:
-    note = notes.add_note(ana, "Allergic to penicillin.", Kind.FACT, Scope.DIRECT)
-    start = undo.session_start(ana)
-    notes.delete_note(ana, note, reason="Oops")
-    change = undo.last_change(ana, start)
+    """Undoing a deletion reopens the note that was deleted — same id, author, sources and
+    usage, its interval continuing — not a copy recorded by whoever undid it; the audit log
+    and the note's history show the deletion and the undo; time travel to a moment between
+    them shows it deleted."""
+    first = start_conversation(store, [ANA]).id
+    turn = append_turn(store, first, role="user", author=ANA, text="I'm allergic to penicillin.")
+    draft = NoteDraft("Allergic to penicillin.", Kind.FACT, Scope.DIRECT)
+    note = learn_note(store, ANA, draft, first, turn)
+    second = start_conversation(store, [ANA]).id
+    again = append_turn(store, second, role="user", author=ANA, text="Penicillin: allergic.")
+    restate(store, ANA, note, second, again)  # a corroborator
+    record_use(store, ANA, [note], "assembly", Cause(second, again))
+    before = notes.show_note(ana, note)
+    staff = PersonSession(store, ANA, "staff:dana")
+    start = undo.session_start(staff)
+    notes.delete_note(staff, note, reason="Oops")
+    deleted_at = notes.get_note(ana, note).valid_to
+    assert deleted_at is not None
+    clock.advance(timedelta(minutes=5))
+    change = undo.last_change(staff, start)
     assert change is not None and change.action == "delete"
     assert change.text == "Allergic to penicillin."
-    done = undo.undo(ana, change.seq, start)
+    done = undo.undo(staff, change.seq, start)
 
-    [back] = notes.list_notes(ana)
-    assert back.text == "Allergic to penicillin." and back.note.id == done.note != note
-    deleted = notes.get_note(ana, note)
-    assert deleted.status is NoteStatus.DELETED and deleted.superseded_by == done.note
-    assert deleted.valid_to is not None
-    # C2 and time travel: between the deletion and its undo the note was not there.
-    gap = deleted.valid_to + timedelta(microseconds=1)
-    if gap < back.note.valid_from:
-        assert notes.list_notes(ana, as_of=gap) == []
-    assert [v.text for v in notes.list_notes(ana, as_of=back.note.valid_from)] == [
-        "Allergic to penicillin."
-    ]
+    assert done.note == note
+    after = notes.show_note(ana, note)
+    for key in ("id", "actor", "text", "sources", "corroborators", "usage", "valid_from"):
+        assert after[key] == before[key], key
+    assert after["status"] == "active" and after["valid_to"] is None
+    assert after["confidence"] == before["confidence"]
+    assert [h["type"] for h in after["history"]][-2:] == ["deleted", "undone"]
+    assert [v.note.id for v in notes.list_notes(ana, include_closed=True)] == [note]  # no copy
+    deletion, undoing = [row["action"] for row in audit_log(ana)[-2:]]
+    assert deletion == f"deleted note {note}"
+    assert undoing.startswith(f"undid event {change.seq} (a deletion): note {note} restored")
+    # Between the deletion and its undo, the note was not there (C2, time travel).
+    assert notes.list_notes(ana, as_of=deleted_at) == []
+    assert [v.text for v in notes.list_notes(ana)] == ["Allergic to penicillin."]
+    # No second undo of the same deletion.
+    with pytest.raises(StateConflict, match="already undone"):
+        undo.undo(staff, change.seq, start)
     assert verify(store).ok
+
+
+def test_issue17_item4_F5_a_reopened_note_folds_the_same_in_every_split_and_from_the_store(
+    store: Store, ana: PersonSession, store_path: Path
+) -> None:
+    """F5 without hypothesis: the journal of a deletion undone (with a contradiction it had
+    undone, closed again) folds to one state all at once, split at every point, and as the
+    store's projection holds it."""
+    conversation = start_conversation(store, [ANA]).id
+    turn = append_turn(store, conversation, role="user", author=ANA, text="Lyon, then Grenoble.")
+    lyon = learn_note(
+        store, ANA, NoteDraft("Lives in Lyon.", Kind.FACT, Scope.DIRECT), conversation, turn
+    )
+    grenoble = contradict(
+        store,
+        ANA,
+        lyon,
+        NoteDraft("Lives in Grenoble.", Kind.FACT, Scope.DIRECT),
+        conversation,
+        turn,
+    )
+    start = undo.session_start(ana)
+    notes.delete_note(ana, grenoble)  # Lyon holds again …
+    change = undo.last_change(ana, start)
+    assert change is not None
+    undo.undo(ana, change.seq, start)  # … and Grenoble again, the same note
+    with store.read() as conn:
+        events = list(journal.events(conn, ANA))
+        stored = projection_memory.unscoped_memory(conn, ANA)
+        whole = fold(events, PersonMemory(ANA))
+        assert projection_memory.matches_replay(conn, ANA, whole)
+    assert stored == whole
+    for cut in range(len(events) + 1):
+        assert fold(events[cut:], fold(events[:cut], PersonMemory(ANA))) == whole, cut
+    reopened = Store.open(str(store_path), passphrase=PASSPHRASE)  # the store opened again
+    try:
+        with reopened.read() as conn:
+            assert projection_memory.unscoped_memory(conn, ANA) == whole
+            assert fold(journal.events(conn, ANA), PersonMemory(ANA)) == whole
+    finally:
+        reopened.close()
+    assert whole.unscoped_note(grenoble) == notes.get_note(ana, grenoble)
+    held = whole.unscoped_note(grenoble)
+    back = whole.unscoped_note(lyon)
+    assert held is not None and held.is_active
+    assert back is not None and back.status is NoteStatus.CONTRADICTED
+    assert back.closure is not None and back.closure.by_note == grenoble
+
+
+def test_issue17_item4_an_undo_written_before_keeps_its_restored_copy_on_replay() -> None:
+    """Stores written before issue 17 hold deletion undos that opened a copy under a new id
+    (`new` other than `restored`): their replay is unchanged, so old stores verify."""
+    added = {
+        "note": "n_1",
+        "kind": "fact",
+        "scope": "direct",
+        "durability": "lasting",
+        "confidence_bp": 5000,
+    }
+    undone = {"undoes": 2, "action": "delete", "restored": "n_1", "new": "n_2"}
+    events = [
+        Event(PERSON, 1, START, "x", EventType.NOTE_ADDED, added),
+        Event(PERSON, 2, START, "x", EventType.DELETED, {"note": "n_1"}),
+        Event(PERSON, 3, START, "staff:dana", EventType.UNDONE, undone),
+    ]
+    memory = fold(events, PersonMemory(PERSON))
+    old, copy = memory.unscoped_note(NoteId("n_1")), memory.unscoped_note(NoteId("n_2"))
+    assert old is not None and old.status is NoteStatus.DELETED and old.superseded_by == "n_2"
+    assert copy is not None and copy.is_active and copy.actor == "staff:dana"
+    # An undo in place reopens only a note a deletion closed.
+    in_place = {"undoes": 1, "action": "delete", "restored": "n_1", "new": "n_1"}
+    wrong = [events[0], Event(PERSON, 2, START, "x", EventType.UNDONE, in_place)]
+    with pytest.raises(FoldError, match="not deleted"):
+        fold(wrong, PersonMemory(PERSON))
 
 
 def test_issue8_item18_last_means_this_actors_own_last_change_in_this_session(

@@ -317,6 +317,9 @@ def _on_undone(target: FoldTarget, event: Event) -> None:
         return
     restored = _need(target, body["restored"], event)
     new_id = NoteId(body["new"])
+    if body["action"] == "delete" and new_id == restored.id:
+        _reopen_deleted(target, event, restored)
+        return
     if target.unscoped_note(new_id) is not None:
         raise FoldError(f"event {event.seq} re-adds note {new_id}")
     if body["action"] == "edit":
@@ -329,7 +332,7 @@ def _on_undone(target: FoldTarget, event: Event) -> None:
         closed = _close(current, event, NoteStatus.CORRECTED, new_id)
         target.put_note(dataclasses.replace(closed, superseded_by=new_id))
         replaced = current.id
-    elif body["action"] == "delete":
+    elif body["action"] == "delete":  # as undo wrote it before issue 17: a restored copy
         if restored.status is not NoteStatus.DELETED or restored.superseded_by is not None:
             raise FoldError(f"event {event.seq} restores {restored.id}, which is not deleted")
         sources = restored.sources
@@ -361,6 +364,32 @@ def _on_undone(target: FoldTarget, event: Event) -> None:
             supersedes=replaced,
         )
     )
+
+
+def _reopen_deleted(target: FoldTarget, event: Event, note: Note) -> None:
+    """Undo of a deletion: the same note holds again — its id, author, sources and usage —
+    and its interval continues, open. The deletion and its undo stay in its changes, so its
+    history shows both, and time travel to a moment between them shows it deleted."""
+    closure = note.closure
+    if note.status is not NoteStatus.DELETED or closure is None:
+        raise FoldError(f"event {event.seq} restores {note.id}, which is not deleted")
+    if closure.type is not EventType.DELETED:  # its conversation went: its text is gone
+        raise FoldError(f"event {event.seq} reopens {note.id}, which no deletion closed")
+    deleted = Change(closure.seq, closure.at, closure.type, closure.actor)
+    undone = Change(event.seq, event.at, event.type, event.actor, "deleted -> active")
+    target.put_note(
+        dataclasses.replace(
+            note,
+            status=NoteStatus.ACTIVE,
+            valid_to=None,
+            closure=None,
+            changes=(*note.changes, deleted, undone),
+        )
+    )
+    for back in event.body.get("recloses", []):
+        # What the deletion brought back is contradicted again, by the note it reopens.
+        brought = _need_open(target, back, event)
+        target.put_note(_close(brought, event, NoteStatus.CONTRADICTED, note.id))
 
 
 def _on_digest_line(target: FoldTarget, event: Event) -> None:

@@ -4,9 +4,11 @@ History is never rewritten. Undoing appends one `undone` event; the fold then
 - for a change of scope, sets the note's scope back (the note keeps its id);
 - for an edit, closes the new version and opens a restored version that carries the old
   version's text (the same sealed payload, so C4 still holds: it dies with its conversation);
-- for a deletion, opens a restored version of the deleted note; the deleted interval stays
-  closed, so time travel shows the gap. Notes the deletion brought back (it had
-  contradicted them) close again, contradicted by the restored version.
+- for a deletion, reopens the deleted note itself: the same id, author, sources and usage,
+  its interval open again (issue 17 item 4; the deletion and the undo stay in its changes,
+  and time travel to a moment between them shows it deleted). Notes the deletion brought
+  back (it had contradicted them) close again, contradicted by the reopened note. Before
+  issue 17 an undo opened a restored copy under a new id; the fold still replays those.
 
 `undo_body` decides, from the change and the notes as they stand now, whether the change can
 still be undone; if the note changed since, it refuses in one sentence rather than clobber.
@@ -58,10 +60,11 @@ def undo_body(
 ) -> dict[str, Any]:
     """The body of the `undone` event that reverses `change`, or CannotUndo.
 
-    `new_note` is the id a restored version gets (edits and deletions only). `reopened` are
-    the `reopened` events written with a deletion (notes the deleted one had contradicted,
-    which came back): undoing the deletion closes them again, contradicted by the restored
-    note, unless they changed since.
+    `new_note` is the id an edit's restored version gets; a deletion's undo reopens the note
+    itself (its body names it as both `restored` and `new`). `reopened` are the `reopened`
+    events written with a deletion (notes the deleted one had contradicted, which came
+    back): undoing the deletion closes them again, contradicted by the reopened note,
+    unless they changed since.
     """
     action = UNDOABLE.get(change.type)
     if action is None:
@@ -88,7 +91,8 @@ def undo_body(
         if not note.is_active or later:
             raise _changed_since(name)
         return {**body, "note": note.id, "scope": scope_before(note, change.seq).value}
-    if note.superseded_by is not None:
+    undone_since = any(c.type is EventType.UNDONE and c.seq > change.seq for c in note.changes)
+    if note.superseded_by is not None or undone_since:
         raise CannotUndo("That deletion was already undone.")
     if note.status is not NoteStatus.DELETED or note.closure is None:
         raise _changed_since(name)
@@ -106,7 +110,7 @@ def undo_body(
         recloses.append(back.id)
     if recloses:
         body["recloses"] = recloses
-    return {**body, "restored": note.id, "new": new_note}
+    return {**body, "restored": note.id, "new": note.id}
 
 
 def _brought_back_changed() -> CannotUndo:

@@ -93,6 +93,7 @@ class AddNoteDialog(QDialog):
         self.text.setAccessibleName("The note's text")
         self.text.setPlaceholderText("What should the agent remember?")
         self.text.setMaximumHeight(90)
+        self.text.setTabChangesFocus(True)  # Tab moves on to Kind, never types a tab
         form.addRow("&Text:", self.text)
         self.kind = QComboBox()
         self.kind.setAccessibleName("Kind of note")

@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.gui.widgets import offer
+
 COLUMNS = ("Status", "Rev", "Kind", "Flags", "Text")
 STATUS_CHOICES = (
     ("Pending", "pending"),
@@ -50,6 +52,7 @@ class CandidatesPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[dict[str, Any]] = []
+        self.past = False  # time travel shows the past: no decision can be made
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(QLabel("Show"))
@@ -200,11 +203,16 @@ class CandidatesPanel(QWidget):
         if candidate:
             self.candidate_selected.emit(candidate["id"])
 
+    def set_past(self, past: bool) -> None:
+        """Time travel on (True) or off: decisions change the store, so not in the past."""
+        self.past = past
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
         status = (self.current() or {}).get("status")
         for button in (self.approve_button, self.approve_apply_button, self.reject_button):
-            button.setEnabled(status == "pending")
-        self.apply_button.setEnabled(status == "approved")
+            offer(button, status == "pending", self.past)
+        offer(self.apply_button, status == "approved", self.past)
 
     def _decide(self, what: str) -> None:
         candidate = self.current()

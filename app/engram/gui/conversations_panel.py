@@ -289,6 +289,11 @@ class ConversationsPanel(QWidget):
         if self.highlight:
             self.transcript.scrollToAnchor(self.highlight)
 
+    def rerender(self) -> None:
+        """Show the transcript again (what it offers changed: time travel, say)."""
+        if self._entries:
+            self.show_transcript(self._entries)
+
     def _changed(self, current: QListWidgetItem | None, _previous: object) -> None:
         self.delete_button.setEnabled(current is not None)
         if current is not None:

@@ -160,6 +160,9 @@ def _past(as_of: str) -> str:
     )
 
 
+NOTHING_CHOSEN = "Select a note to see its history and provenance."
+
+
 class DetailPanel(QWidget):
     """Shows one note; asks the controller to act on it."""
 
@@ -173,7 +176,7 @@ class DetailPanel(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        self.heading = QLabel("Select a note to see its history and provenance.")
+        self.heading = QLabel(NOTHING_CHOSEN)
         self.heading.setWordWrap(True)
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
@@ -205,11 +208,24 @@ class DetailPanel(QWidget):
         for button in (self.edit_button, self.scope_button, self.delete_button):
             button.setEnabled(editable)
         if detail is None:
+            self.heading.setText(NOTHING_CHOSEN)
             self.heading.setVisible(True)
             self.browser.setHtml("")
             return
         self.heading.setVisible(False)
         self.browser.setHtml(render_detail(detail, as_of))
+
+    def hold(self) -> None:
+        """Another note was chosen and its detail is on its way: nothing here acts on the
+        one still shown."""
+        for button in (self.edit_button, self.scope_button, self.delete_button):
+            button.setEnabled(False)
+
+    def show_loading(self) -> None:
+        """The chosen note's detail is slow to come (a long job is running): stop showing
+        the note chosen before."""
+        self.show_detail(None)
+        self.heading.setText("Loading the chosen note…")
 
     def show_absent(self, as_of: str) -> None:
         """The selected note did not exist yet at the moment time travel shows."""

@@ -33,7 +33,11 @@ from engram.gui.id_dialog import DIALOG_WIDTH, IdDialog
 
 
 class TypedConfirmDialog(QDialog):
-    """Explains what will happen; the action button wakes only for the exact words."""
+    """Explains what will happen; the action button wakes only for the exact words.
+
+    The keyboard starts in the field, and Return there confirms once the words are right
+    (the action is the default button, disabled until then); Return on anything else says
+    under the field why nothing happened."""
 
     def __init__(
         self,
@@ -47,21 +51,43 @@ class TypedConfirmDialog(QDialog):
         self.setWindowTitle(title)
         self.expected = expected
         layout = QVBoxLayout(self)
-        text = QTextBrowser()
-        text.setHtml(explanation_html)
-        text.setMinimumSize(520, 220)
-        layout.addWidget(text)
-        layout.addWidget(QLabel(f"Type <b>{expected}</b> to confirm:"))
+        self.explanation = QTextBrowser()
+        self.explanation.setHtml(explanation_html)
+        self.explanation.setMinimumSize(520, 220)
+        self.explanation.setTabChangesFocus(True)
+        layout.addWidget(self.explanation)
+        prompt = QLabel(f"Type <b>{html.escape(expected)}</b> to confirm:")
+        layout.addWidget(prompt)
         self.field = QLineEdit()
         self.field.setAccessibleName(f"Type {expected} to confirm")
+        prompt.setBuddy(self.field)
         layout.addWidget(self.field)
+        self.problem = QLabel("")
+        self.problem.setWordWrap(True)
+        self.problem.setAccessibleName("Why it cannot be confirmed yet")
+        layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.action = self.buttons.addButton(action, QDialogButtonBox.ButtonRole.DestructiveRole)
         self.action.setEnabled(False)
+        self.action.setToolTip(f"Type {expected} above to enable this")
+        self.action.setDefault(True)  # Return in the field: only ever once it is enabled
         self.action.clicked.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
-        self.field.textChanged.connect(lambda t: self.action.setEnabled(t == expected))
+        self.field.textChanged.connect(self._typed)
+        self.field.returnPressed.connect(self._return_pressed)
+        QWidget.setTabOrder(self.field, self.action)
+        self.field.setFocus()  # the one thing to do here is type; the explanation reads as is
+
+    def _typed(self, text: str) -> None:
+        self.action.setEnabled(text == self.expected)
+        self.problem.setText("")
+
+    def _return_pressed(self) -> None:
+        if self.field.text() != self.expected:  # the disabled default button does nothing
+            self.problem.setText(
+                f"What is typed is not “{self.expected}”: type it exactly, or press Esc to cancel."
+            )
 
     def typed(self) -> str:
         """What was typed."""
@@ -83,10 +109,13 @@ class EditTextDialog(QDialog):
         )
         self.field = QPlainTextEdit(current)
         self.field.setAccessibleName("New text of the note")
+        self.field.setTabChangesFocus(True)  # a note is one statement: Tab moves on
         layout.addWidget(self.field)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
+        self.save = buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save.setText("&Save")  # Alt+S, as every other dialog's action has a key
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
@@ -177,6 +206,7 @@ class ReportDialog(QDialog):
         layout.addWidget(heading)
         self.text = QPlainTextEdit(text)
         self.text.setReadOnly(True)
+        self.text.setTabChangesFocus(True)
         self.text.setMinimumHeight(260)
         self.text.setAccessibleName(title)
         self.text.setToolTip("The whole report; select to copy part of it")

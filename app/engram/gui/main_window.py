@@ -255,6 +255,7 @@ class MainWindow(QMainWindow):
         )
         for title, actions in menus:
             menu = self.menuBar().addMenu(title)
+            menu.setToolTipsVisible(True)  # why an action is off (time travel, say) shows
             for action in actions:
                 if action is None:
                     menu.addSeparator()

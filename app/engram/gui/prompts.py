@@ -13,11 +13,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QInputDialog,
+    QLabel,
     QMessageBox,
     QWidget,
 )
@@ -49,7 +51,7 @@ class PromptHost(Protocol):
     """Every question the inspector asks; each answer is None when the person cancels."""
 
     def edit_text(self, current: str) -> str | None: ...
-    def choose_scope(self, current: Scope) -> Scope | None: ...
+    def choose_scope(self, current: Scope, text: str) -> Scope | None: ...
     def delete_reason(self, text: str) -> str | None: ...
     def typed_confirm(
         self, title: str, explanation_html: str, expected: str, action: str
@@ -113,11 +115,13 @@ class Prompts:
         dialog = EditTextDialog(current, self.parent)
         return self._ask(dialog, dialog.field.toPlainText)
 
-    def choose_scope(self, current: Scope) -> Scope | None:
-        """Ask for a new scope."""
+    def choose_scope(self, current: Scope, text: str) -> Scope | None:
+        """Ask for a new scope for the note showing `text` (the dialog quotes it)."""
         dialog = QInputDialog(self.parent)
         dialog.setWindowTitle("Change scope")
-        dialog.setLabelText("Who may this note reach?")
+        dialog.setLabelText(f"“{text}”\n\nWho may this note reach?")
+        for label in dialog.findChildren(QLabel):  # a note's words are never markup
+            label.setTextFormat(Qt.TextFormat.PlainText)
         labels = [f"{s.value} — {SCOPE_MEANING[s]}" for s in Scope]
         dialog.setComboBoxItems(labels)
         dialog.setComboBoxEditable(False)

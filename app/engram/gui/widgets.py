@@ -1,5 +1,6 @@
 """Small layout helpers shared by the panels: a name and a tooltip for every control, Esc
-that clears a search field, a label that never widens the window, and "Copy id"."""
+that clears a search field, a label that never widens the window, "Copy id", and `offer`
+(a store-changing control, off with its reason while time travel shows the past)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
+    QAction,
     QGuiApplication,
     QKeySequence,
     QPainter,
@@ -46,6 +48,11 @@ from PySide6.QtWidgets import (
 
 MAX_LABEL = 360  # an elided label's widest
 
+# Time travel is read-only everywhere (issue 17 item 3): what every store-changing control
+# says, disabled, while "As of" shows the past.
+PAST_REASON = "Time travel shows the past; return to now to change anything."
+_OWN_TIP = "engram_own_tip"
+
 INTERACTIVE: tuple[type[QWidget], ...] = (
     QAbstractButton,
     QAbstractItemView,
@@ -62,6 +69,27 @@ def describe(widget: QWidget, name: str, tip: str | None = None) -> None:
     """Give a control its accessible name and a tooltip (the name, unless said otherwise)."""
     widget.setAccessibleName(name)
     widget.setToolTip(tip or name)
+
+
+def offer(control: QAction | QWidget, enabled: bool, past: bool, tip: str | None = None) -> None:
+    """Enable a control that changes the store when `enabled`, and never in the `past`:
+    there it is off and its tooltip says why. `tip` is its tooltip otherwise (by default
+    the one it had when first offered)."""
+    if tip is None:
+        own = control.property(_OWN_TIP)
+        if not own:  # not known yet: the tooltip it has (or would get from its name)
+            own = control.toolTip()
+            if PAST_REASON in own:
+                own = ""
+            if not own and isinstance(control, QWidget):
+                own = control.accessibleName()
+            control.setProperty(_OWN_TIP, own)
+        tip = str(own)
+    control.setEnabled(enabled and not past)
+    if past:
+        control.setToolTip(f"{tip} — {PAST_REASON}" if tip else PAST_REASON)
+    else:
+        control.setToolTip(tip)
 
 
 def is_interactive(widget: QWidget) -> bool:

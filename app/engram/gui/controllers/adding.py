@@ -12,6 +12,7 @@ from engram.control import persons
 from engram.control.persons import PersonSummary
 from engram.gui.add_dialogs import NoteToAdd, SourceChoice
 from engram.gui.controllers.hub import Hub
+from engram.gui.widgets import offer
 from engram.model.ids import ConversationId, PersonId
 
 
@@ -32,7 +33,7 @@ class AddingController(QObject):
         w.empty_state.add_person.clicked.connect(self.add_person)
         w.empty_state.add_note.clicked.connect(self.add_note)
         hub.session_changed.connect(self._session_changed)
-        w.filters.time_travel.toggled.connect(lambda _on: self._update())
+        hub.past_changed.connect(lambda _past: self._update())
 
     def people_listed(self, people: list[PersonSummary]) -> None:
         """The people list arrived (after an unlock or a change): is anything missing?"""
@@ -47,9 +48,10 @@ class AddingController(QObject):
     def _update(self) -> None:
         hub, w = self.hub, self.w
         session = hub.session
-        w.add_note_action.setEnabled(session is not None and not w.filters.time_travel.isChecked())
-        w.add_person_action.setEnabled(hub.store is not None)
         empty = w.empty_state
+        offer(w.add_note_action, session is not None, hub.past)
+        offer(w.add_person_action, hub.store is not None, hub.past)
+        offer(empty.add_person, True, hub.past)
         if hub.store is None or self.people is None:
             self._show_table(True)
         elif not self.people:
@@ -60,7 +62,7 @@ class AddingController(QObject):
             p.id == session.person and p.all_notes == 0 for p in self.people
         ):
             empty.show_no_notes(session.person)
-            empty.add_note.setEnabled(w.add_note_action.isEnabled())
+            offer(empty.add_note, session is not None, hub.past)
             self._show_table(False)
         else:
             self._show_table(True)
@@ -76,9 +78,9 @@ class AddingController(QObject):
         """Ask for the id; create them under the acting id; open them."""
         hub = self.hub
         store = hub.store
-        if store is None:
+        if store is None or not hub.writable():
             return
-        person = hub.ask(lambda p: p.person_to_add())
+        person = hub.ask(lambda p: p.person_to_add(), "nobody was added.")
         if person is None:
             return
         actor = hub.actor
@@ -99,12 +101,12 @@ class AddingController(QObject):
         """Ask for the note (its source chosen by what the conversation was); add it."""
         hub = self.hub
         session = hub.session
-        if session is None or self.w.filters.time_travel.isChecked():
+        if session is None or not hub.writable():
             return
 
         def ask(choices: list[tuple[ConversationId, str]]) -> None:
             sources = [SourceChoice(c, label) for c, label in choices]
-            note = hub.ask(lambda p: p.note_to_add(sources))
+            note = hub.ask(lambda p: p.note_to_add(sources), "no note was added.")
             if note is not None:
                 self._write(note)
 

@@ -31,6 +31,7 @@ class CandidatesController(PanelController):
         c.approve_requested.connect(self.approve)
         c.reject_requested.connect(self.reject)
         c.apply_requested.connect(self.apply)
+        hub.past_changed.connect(c.set_past)
 
     def clear(self) -> None:
         self.w.candidates.clear()
@@ -116,7 +117,9 @@ class CandidatesController(PanelController):
 
     def reject(self, candidate_id: str, revision: int) -> None:
         """Reject the revision on screen, saying why."""
-        reason = self.hub.ask(lambda p: p.reject_reason())
+        if not self.hub.writable():
+            return
+        reason = self.hub.ask(lambda p: p.reject_reason(), "the candidate was not rejected.")
         if not reason:
             return
         self._decide(

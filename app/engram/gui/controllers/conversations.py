@@ -15,6 +15,7 @@ from engram.engine.history_search import NO_MATCH_HINT
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import TaskContext
+from engram.gui.widgets import offer
 from engram.model.errors import EngramError
 from engram.model.ids import ConversationId, TurnId
 from engram.runtime import conversations as runtime_conversations
@@ -49,24 +50,37 @@ class ConversationsController(PanelController):
         hub.changed.connect(self._forget_index)
         self.w.tabs.currentChanged.connect(lambda _i: self._update_actions())
         panel.list.currentItemChanged.connect(lambda _c, _p: self._update_actions())
+        hub.past_changed.connect(self._past_changed)
 
     def _update_actions(self) -> None:
-        """Delete conversation acts on the conversation selected in view, or not at all."""
-        self.w.delete_conversation_action.setEnabled(
-            self.hub.session is not None
-            and self.shown()
-            and self.w.conversations.current() is not None
-        )
+        """Delete conversation acts on the conversation selected in view, or not at all;
+        never in the past."""
+        panel, past = self.w.conversations, self.hub.past
+        chosen = self.hub.session is not None and panel.current() is not None
+        offer(self.w.delete_conversation_action, chosen and self.shown(), past)
+        offer(panel.delete_button, chosen, past)
+
+    def _past_changed(self, _past: bool) -> None:
+        self._update_actions()
+        self._offer_excise()
+
+    def _offer_excise(self) -> None:
+        """Staff may remove a tool result's content, in the present only: in the past the
+        transcript offers no "remove this result…" link."""
+        panel, session = self.w.conversations, self.hub.session
+        can = session is not None and session.actor.startswith("staff:") and not self.hub.past
+        if can != panel.can_excise:
+            panel.can_excise = can
+            panel.rerender()
 
     def _forget_index(self, _what: str = "") -> None:
         self._person_index = None
 
     def clear(self) -> None:
         self._forget_index()
-        session = self.hub.session
         self.w.conversations.clear()
         self._update_actions()
-        self.w.conversations.can_excise = session is not None and session.actor.startswith("staff:")
+        self._offer_excise()
 
     def refresh(self) -> None:
         session = self.hub.session
@@ -214,9 +228,9 @@ class ConversationsController(PanelController):
     def excise_result(self, conversation: str, call: str) -> None:
         """Staff remove a tool result's content, with a reason the log keeps."""
         session = self.hub.session
-        if session is None:
+        if session is None or not self.hub.writable():
             return
-        reason = self.hub.ask(lambda p: p.excise_reason())
+        reason = self.hub.ask(lambda p: p.excise_reason(), "the tool result was kept.")
         if not reason:
             return
         self.hub.act(
@@ -232,13 +246,13 @@ class ConversationsController(PanelController):
 
     def _delete_current(self) -> None:
         conversation = self.w.conversations.current()
-        if conversation and self.shown():
+        if conversation and self.shown() and self.hub.writable():
             self.delete_conversation(conversation)
 
     def delete_conversation(self, conversation: str) -> None:
         """Preview which notes close and which survive, then delete on typed confirmation."""
         session = self.hub.session
-        if session is None:
+        if session is None or not self.hub.writable():
             return
         target = ConversationId(conversation)
 
@@ -246,7 +260,8 @@ class ConversationsController(PanelController):
             typed = self.hub.ask(
                 lambda p: p.typed_confirm(
                     "Delete conversation", cascade_html(preview), "delete", "Delete conversation"
-                )
+                ),
+                "the conversation was not deleted.",
             )
             if typed is None:
                 return

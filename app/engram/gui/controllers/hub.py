@@ -5,6 +5,9 @@ One signal, `session_changed`, carries lock, unlock and a change of person to ev
 was changed by an action, so each panel refreshes what it shows (Anki's OpChanges, reduced
 to one sentence). Panels never hold the store: they act through `session` (or, for the
 people list and the integrity check, through `store`) and call control/ or runtime/.
+While time travel shows the past, nothing may change: `past_changed` tells every panel to
+turn its store-changing controls off (`offer`, with the reason in the tooltip), and `act`
+refuses anyway.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from engram.control.session import PersonSession
 from engram.gui.main_window import MainWindow
 from engram.gui.prompts import PromptHost
 from engram.gui.tasks import Task, TaskContext, TaskRunner
+from engram.gui.widgets import PAST_REASON
 from engram.store.store import Store
 
 T = TypeVar("T")
@@ -30,6 +34,7 @@ class Hub(QObject):
     changed = Signal(str)  # an action changed the store; the text says what
     reload_requested = Signal()  # nothing changed here, but look again (View > Refresh)
     failed = Signal(str)
+    past_changed = Signal(bool)  # time travel on (True) or off: store-changing controls follow
 
     def __init__(
         self, window: MainWindow, tasks: TaskRunner, prompts: PromptHost, actor: str | None
@@ -44,6 +49,22 @@ class Hub(QObject):
         self.actor: str | None = actor
         self.generation = 0  # moves on every lock, unlock and change of person
         self.store_generation = 0  # moves on every lock and unlock
+        window.filters.time_travel.toggled.connect(self.past_changed.emit)
+
+    # ---- time travel --------------------------------------------------------------------
+
+    @property
+    def past(self) -> bool:
+        """Whether time travel shows the past: then nothing in the store may change."""
+        return self.w.filters.time_travel.isChecked()
+
+    def writable(self) -> bool:
+        """Whether a change may be made now; in the past, says why not and is False (for an
+        action reached however its control was disabled)."""
+        if self.past:
+            self.status(PAST_REASON, 8000)
+            return False
+        return True
 
     # ---- the session --------------------------------------------------------------------
 
@@ -104,9 +125,11 @@ class Hub(QObject):
         what: str | Callable[[T], str],
         done: Callable[[T], None] | None = None,
         on_error: Callable[[str], None] | None = None,
-    ) -> Task:
+    ) -> Task | None:
         """Run one change off the UI thread; then say what changed, and every panel
-        refreshes from `changed`."""
+        refreshes from `changed`. Never in the past (None: nothing was run)."""
+        if not self.writable():
+            return None
 
         def finished(result: T) -> None:
             message = what(result) if callable(what) else what
@@ -119,13 +142,20 @@ class Hub(QObject):
 
     # ---- asking the person --------------------------------------------------------------
 
-    def ask(self, question: Callable[[PromptHost], T | None]) -> T | None:
+    def ask(
+        self, question: Callable[[PromptHost], T | None], cancelled: str | None = None
+    ) -> T | None:
         """Ask through the dialog host. None when cancelled — and when a lock, an unlock or
         another person came while the dialog was open: the action it was for must not run,
-        whatever the dialog answered."""
+        whatever the dialog answered. A cancel says so in the status bar (`cancelled`: what
+        did not happen), so Esc or a mistaken Return is never silent."""
         generation = self.generation
         answer = question(self.prompts)
-        return answer if self.current(generation) else None
+        if not self.current(generation):
+            return None
+        if answer is None and cancelled:
+            self.status(f"Cancelled: {cancelled}", 8000)
+        return answer
 
     # ---- telling the person -------------------------------------------------------------
 

@@ -15,11 +15,13 @@ from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.notes_model import SORT_KEYS, ListSource, LiveSource, NotesSource
 from engram.gui.tasks import Task, TaskContext
+from engram.gui.widgets import offer
 from engram.model.errors import NotFound
 from engram.model.notes import Note, NoteFilter, NoteStatus
 from engram.model.scope import Kind, Scope
 
 SEARCH_DELAY_MS = 250
+LOADING_AFTER_MS = 200  # a detail slower than this no longer shows the note chosen before
 
 
 class NotesController(PanelController):
@@ -36,6 +38,11 @@ class NotesController(PanelController):
         self.detail: dict[str, Any] | None = None
         self._person: str | None = None  # whose filters are set
         self._notes_task: Task | None = None
+        self._detail_request = 0  # the newest detail asked for; older answers are dropped
+        self._loading = QTimer(self)
+        self._loading.setSingleShot(True)
+        self._loading.setInterval(LOADING_AFTER_MS)
+        self._loading.timeout.connect(self._still_loading)
         self._sort: tuple[str, bool] = ("rank", False)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -91,11 +98,14 @@ class NotesController(PanelController):
         status bar says so when something was set."""
         session = self.hub.session
         person = session.person if session is not None else None
-        if person == self._person:
-            return
+        if person == self._person or (person is None and self.hub.store is not None):
+            return  # the same person, or nobody while the next one opens: they reset then
         self._person = person
         self._search_timer.stop()
+        past = self.hub.past
         searching = self.w.filters.reset()
+        if past:  # reset() is silent: every panel hears that the present is back
+            self.hub.past_changed.emit(False)
         searching = self.w.conversations.reset_search() or searching
         self.w.time_travel_banner.show_moment(None)
         if searching and person is not None:
@@ -114,6 +124,7 @@ class NotesController(PanelController):
         return (
             self.hub.session is not None
             and detail is not None
+            and detail["id"] == self.selected  # the detail on screen is the row chosen
             and detail["status"] == "active"
             and self.w.detail.as_of is None
             and self.moment() is None
@@ -131,9 +142,12 @@ class NotesController(PanelController):
         self._update_actions()
 
     def _update_actions(self) -> None:
-        enabled = self._editable() and self._in_view()
+        editable, past = self._editable(), self.hub.past
         for action in (self.w.edit_action, self.w.scope_action, self.w.delete_action):
-            action.setEnabled(enabled)
+            offer(action, editable and self._in_view(), past)
+        detail = self.w.detail
+        for button in (detail.edit_button, detail.scope_button, detail.delete_button):
+            offer(button, editable, past)
 
     def _load_page(self, load: Any, done: Any) -> None:
         self.hub.run(lambda _: load(), done)
@@ -249,7 +263,15 @@ class NotesController(PanelController):
         session = self.hub.session
         if session is None:
             return
+        # From now until this note's detail arrives, nothing acts on the note chosen
+        # before: Down then Del must never delete the row just left (issue 17 item 2).
         self.selected = note_id
+        self.detail = None
+        self._detail_request += 1
+        request = self._detail_request
+        self.w.detail.hold()
+        self._update_actions()
+        self._loading.start()
         self.note_selected.emit(note_id)
         moment = self.moment()
 
@@ -267,6 +289,9 @@ class NotesController(PanelController):
             return detail
 
         def done(detail: dict[str, Any] | None) -> None:
+            if request != self._detail_request:
+                return  # another note was chosen since: its own detail is on its way
+            self._loading.stop()
             self.detail = detail
             when = _moment_text(moment)
             if detail is None and when is not None:
@@ -278,18 +303,26 @@ class NotesController(PanelController):
 
         self.hub.run(work, done)
 
+    def _still_loading(self) -> None:
+        if self.detail is None and self.selected is not None:
+            self.w.detail.show_loading()
+
     # ---- the note actions ---------------------------------------------------------------
 
     def _active_detail(self) -> tuple[PersonSession, dict[str, Any]] | None:
+        """The session and the note on screen, read when the key is pressed: the action
+        carries this note's id, whatever is selected by the time its work runs."""
         session, detail = self.hub.session, self.detail
-        if session is None or detail is None:
+        if session is None:
             return None
-        if not self._editable():  # the buttons and actions are disabled; say why anyway
-            self.hub.status(
-                "Return to now to change a note."
-                if self.moment() is not None
-                else "Only active notes can be changed."
-            )
+        if detail is None:
+            if self.selected is not None:
+                self.hub.status("The note is still loading; try again when it shows.")
+            return None
+        if not self.hub.writable():  # the buttons and actions are disabled; say why anyway
+            return None
+        if not self._editable():
+            self.hub.status("Only active notes can be changed.")
             return None
         return session, detail
 
@@ -302,7 +335,9 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        text = self.hub.ask(lambda p: p.edit_text(detail["text"] or ""))
+        text = self.hub.ask(
+            lambda p: p.edit_text(detail["text"] or ""), "the note's text is unchanged."
+        )
         if text is None or text.strip() == (detail["text"] or "").strip():
             return
         self.hub.act(
@@ -317,7 +352,10 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        scope = self.hub.ask(lambda p: p.choose_scope(Scope(detail["scope"])))
+        scope = self.hub.ask(
+            lambda p: p.choose_scope(Scope(detail["scope"]), detail["text"] or "[removed]"),
+            "the note's scope is unchanged.",
+        )
         if scope is None or scope.value == detail["scope"]:
             return
         self.hub.act(
@@ -332,7 +370,9 @@ class NotesController(PanelController):
         if target is None:
             return
         session, detail = target
-        reason = self.hub.ask(lambda p: p.delete_reason(detail["text"] or "[removed]"))
+        reason = self.hub.ask(
+            lambda p: p.delete_reason(detail["text"] or "[removed]"), "the note was not deleted."
+        )
         if reason is None:
             return
         self.hub.act(

@@ -1,4 +1,11 @@
-"""The people list: who is in the store (with counts kept current) and whose memory is open."""
+"""The people list: who is in the store (with counts kept current) and whose memory is open.
+
+The last person chosen is the one shown, always (issue 17 item 1). Choosing someone else
+first clears what is on screen, so nothing of the previous person can be acted on while the
+next one loads; every request to open a person gets a number, and only the newest one's
+session is shown when it arrives: arrow keys held down or type-to-find start many opens,
+and they may finish in any order.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +35,7 @@ class PeopleController(QObject):
         self.people: list[PersonSummary] = []
         self.first_person: str | None = None  # `engram desk --person`
         self._store: Store | None = None
+        self._request = 0  # the newest request to open a person; older ones are dropped
         hub.session_changed.connect(self._session_changed)
         hub.changed.connect(lambda _what: self.refresh())
         hub.reload_requested.connect(self.refresh)
@@ -94,26 +102,58 @@ class PeopleController(QObject):
         if current is not None:
             self.open_person(str(current.data(PERSON_ROLE)))
 
+    def _show_chosen(self) -> None:
+        """Highlight the person on screen again (a choice that was not carried out)."""
+        session = self.hub.session
+        listing = self.w.people
+        listing.blockSignals(True)
+        for row in range(listing.count()):
+            item = listing.item(row)
+            if session is not None and item.data(PERSON_ROLE) == session.person:
+                listing.setCurrentItem(item)
+                break
+        else:
+            listing.setCurrentRow(-1)
+        listing.blockSignals(False)
+
     def open_person(self, person: str) -> None:
-        """Show one person's memory, under the acting person's id."""
+        """Show one person's memory, under the acting person's id. A later call supersedes
+        this one, whichever finishes first."""
         hub = self.hub
         store = hub.store
         if store is None:
             return
+        self._request += 1
+        request = self._request
         if hub.actor is None:
             one_person_store = len(self.people) == 1
             hub.actor = hub.ask(lambda p: p.actor_id(person, one_person_store))
             if hub.actor is None:
                 if hub.store is store:
                     hub.status(f"Say who is acting to open {person}'s notes.", 8000)
+                    self._show_chosen()
                 return
+        if request != self._request:
+            return  # another person was chosen while the question was open
         actor = hub.actor
+        if hub.session is not None and hub.session.person != person:
+            # Nothing of the person before stays on screen to be acted on meanwhile.
+            hub.set_session(None)
+        hub.status(f"Opening {person}…", 0)
 
         def work(_: TaskContext) -> PersonSession:
             return PersonSession.open(store, person, actor)
 
         def done(session: PersonSession) -> None:
+            if request != self._request:
+                return  # someone chosen later is (or will be) shown instead
+            hub.w.statusBar().clearMessage()
             hub.set_session(session)
             self.person_opened.emit(session.person)
 
-        hub.run(work, done)
+        def failed(message: str) -> None:
+            if request == self._request:
+                hub.fail(message)
+
+        # Store-wide: clearing the screen above must not drop the answer to this request.
+        hub.run(work, done, failed, store_wide=True)

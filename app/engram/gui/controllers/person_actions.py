@@ -15,6 +15,7 @@ from engram.gui import access_report
 from engram.gui.controllers.hub import Hub
 from engram.gui.summaries import erasure_summary
 from engram.gui.tasks import Task
+from engram.gui.widgets import offer
 from engram.runtime import extraction
 
 
@@ -37,22 +38,22 @@ class PersonActionsController(QObject):
         hub.session_changed.connect(self._stop_export)
         self.w.erase_action.triggered.connect(self.erase_person)
         hub.session_changed.connect(self._update_actions)
+        hub.past_changed.connect(lambda _past: self._update_actions())
 
     def _update_actions(self) -> None:
-        """Learn, export and erase act on the person on screen; with nobody, they are off."""
-        for action in (
-            self.w.learn_action,
-            self.w.export_action,
-            self.w.report_action,
-            self.w.erase_action,
-        ):
-            action.setEnabled(self.hub.session is not None)
+        """Learn, export and erase act on the person on screen; with nobody, they are off.
+        Learn and erase change the store, so they are off in the past too."""
+        shown = self.hub.session is not None
+        for action in (self.w.export_action, self.w.report_action):
+            action.setEnabled(shown)
+        for action in (self.w.learn_action, self.w.erase_action):
+            offer(action, shown, self.hub.past)
 
     def learn_now(self) -> None:
         """Run the offline rule extractor over the person's turns not analysed yet; what it
         finds lands as notes or candidates exactly as the runtime's learning would."""
         session = self.hub.session
-        if session is None:
+        if session is None or not self.hub.writable():
             return
         self.hub.act(
             lambda: extraction.learn_person(session.store, session.person, RuleExtractor()),
@@ -71,7 +72,8 @@ class PersonActionsController(QObject):
         path = self.hub.ask(
             lambda p: p.save_path(
                 f"{person}-export.json", f"Export {person}'s data (not encrypted)"
-            )
+            ),
+            "nothing was exported.",
         )
         if not path:
             return
@@ -116,7 +118,8 @@ class PersonActionsController(QObject):
         path = self.hub.ask(
             lambda p: p.save_path(
                 f"{person}-access-report.pdf", f"Save {person}'s access report (not encrypted)"
-            )
+            ),
+            "no access report was written.",
         )
         if not path:
             return
@@ -173,13 +176,14 @@ class PersonActionsController(QObject):
     def erase_person(self) -> None:
         """Erase everything kept about the person, on typed confirmation of their id."""
         session = self.hub.session
-        if session is None:
+        if session is None or not self.hub.writable():
             return
         person = session.person
         typed = self.hub.ask(
             lambda p: p.typed_confirm(
                 "Erase person", _erase_explanation(person), person, "Erase everything"
-            )
+            ),
+            f"nothing about {person} was erased.",
         )
         if typed is None:
             return

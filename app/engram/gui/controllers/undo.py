@@ -16,6 +16,7 @@ from engram.control import undo
 from engram.control.undo import UndoableChange, Undone
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.notes import NotesController
+from engram.gui.widgets import offer
 
 PLAIN_TEXT = "&Undo"
 
@@ -36,7 +37,7 @@ class UndoController(QObject):
         self.w.undo_action.triggered.connect(self.undo_last)
         hub.session_changed.connect(self._session_changed)
         hub.changed.connect(lambda _what: self._look())
-        self.w.filters.time_travel.toggled.connect(lambda _on: self._update_action())
+        hub.past_changed.connect(lambda _past: self._update_action())
         self._update_action()
 
     def _session_changed(self) -> None:
@@ -68,23 +69,23 @@ class UndoController(QObject):
     def _update_action(self) -> None:
         action = self.w.undo_action
         change = self.change
-        enabled = change is not None and self.hub.session is not None
-        enabled = enabled and self.notes.moment() is None  # the past is not edited
-        action.setEnabled(enabled)
         label = change.label if change is not None else None
         action.setText(label.replace("&", "&&") if label else PLAIN_TEXT)
-        action.setToolTip(
+        offer(
+            action,
+            change is not None and self.hub.session is not None,
+            self.hub.past,  # the past is not edited
             f"{label}: a new step in the journal puts back what was there; both steps stay "
             "in the audit log."
             if label
-            else "Nothing of yours to undo in this session."
+            else "Nothing of yours to undo in this session.",
         )
 
     def undo_last(self) -> None:
         """Undo the change the action names (control.undo refuses, in one sentence, if the
         note changed since)."""
         session, change, since = self.hub.session, self.change, self.since
-        if session is None or change is None or since is None or self.notes.moment() is not None:
+        if session is None or change is None or since is None or not self.hub.writable():
             return
         label = change.label.removeprefix("Undo ")
 
