@@ -143,7 +143,7 @@ def test_issue17_item4_undo_delete_reopens_the_same_note(
     assert [v.note.id for v in notes.list_notes(ana, include_closed=True)] == [note]  # no copy
     deletion, undoing = [row["action"] for row in audit_log(ana)[-2:]]
     assert deletion == f"deleted note {note}"
-    assert undoing.startswith(f"undid event {change.seq} (a deletion): note {note} restored")
+    assert undoing == f"undid event {change.seq} (a deletion): note {note} restored"
     # Between the deletion and its undo, the note was not there (C2, time travel).
     assert notes.list_notes(ana, as_of=deleted_at) == []
     assert [v.text for v in notes.list_notes(ana)] == ["Allergic to penicillin."]

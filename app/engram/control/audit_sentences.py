@@ -64,8 +64,10 @@ def _describe_undo(body: Any, first: Name, other: Name) -> str:
     undid = f"undid event {body['undoes']}"
 
     def back(name: Name) -> str:
-        restored, new = name(body["restored"]), other(body["new"])
-        return f"{restored} restored" + (f" as {new}" if new != restored else "")
+        restored = name(body["restored"])
+        if body["new"] == body["restored"]:  # reopened in place (issue 17 item 4)
+            return f"{restored} restored"
+        return f"{restored} restored as {other(body['new'])}"
 
     match body["action"]:
         case "edit":
