@@ -21,7 +21,6 @@ from engram.model.errors import (
     CorruptStore,
     KeyUnavailable,
     NotAStore,
-    ReadOnlyStore,
     StoreExists,
     StoreMissing,
 )
@@ -30,11 +29,12 @@ from engram.store.checkpoint import Checkpoint, CheckpointFile
 from engram.store.checkpoint_anchor import Anchors
 from engram.store.crypto import KdfParams, SealBroken, Signer
 from engram.store.data_keys import DataKeys
-from engram.store.dialect import failure_kind, make_engine, sqlite_path
+from engram.store.dialect import make_engine, sqlite_path
 from engram.store.keyring_access import KeyringAccess
 from engram.store.ledger_check import LedgerView
 from engram.store.location import checkpoint_path, describe, store_url
 from engram.store.release import ReleaseRequests, end_old_reads
+from engram.store.storage_faults import Doing, faults_of, from_database
 from engram.store.store_info import (
     PASSPHRASE_HINT,
     StoreInfo,
@@ -163,7 +163,9 @@ class Store(DataKeys):
                 path.parent.mkdir(parents=True, exist_ok=True)
             file_check.check_folder_writable(path, "create")
         engine = make_engine(url)
-        if path is None and inspect(engine).has_table("store_info"):
+        with faults_of(url, "open"):
+            exists = path is None and inspect(engine).has_table("store_info")
+        if exists:
             raise StoreExists(f"A store already exists at {describe(url)}; open it instead.")
 
         clock = clock or SystemClock()
@@ -180,12 +182,19 @@ class Store(DataKeys):
             kdf=kdf,
             keyring_backend=backend,
         )
-        with engine.connect() as connection:
-            connection = connection.execution_options(write=True)
-            with connection.begin():
-                migrate.upgrade(connection)
-                connection.execute(insert(schema.store_info).values(**info_row(info)))
-                head = ledger.append(connection, store_id, signer, None, info.created_at)
+        try:
+            with faults_of(url, "write"), engine.connect() as connection:
+                connection = connection.execution_options(write=True)
+                with connection.begin():
+                    migrate.upgrade(connection)
+                    connection.execute(insert(schema.store_info).values(**info_row(info)))
+                    head = ledger.append(connection, store_id, signer, None, info.created_at)
+        except BaseException:
+            engine.dispose()
+            if path is not None:  # the files are this call's own (none was there before)
+                for made in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm"))):
+                    made.unlink(missing_ok=True)
+            raise
         if backend is not None:
             access.set(store_id, kek)
         store = cls(url, engine, info, kek, clock, access)
@@ -230,7 +239,8 @@ class Store(DataKeys):
         try:
             with self.engine.connect() as connection:
                 current = migrate.current_revision(connection)
-        except (exc.DBAPIError, CommandError):
+        except (exc.DBAPIError, CommandError) as error:
+            self._raise_fault(error, "open")
             raise CorruptStore(
                 f"The store at {where} is damaged: the record of its schema version "
                 "(alembic_version) cannot be read; restore it from a backup."
@@ -261,9 +271,7 @@ class Store(DataKeys):
                 with connection.begin():
                     migrate.upgrade(connection, record_every_row)
         except (exc.DBAPIError, CommandError) as error:
-            raised = self._failure(error) if isinstance(error, exc.DBAPIError) else None
-            if isinstance(raised, ReadOnlyStore):
-                raise raised from None
+            self._raise_fault(error, "write")
             raise CorruptStore(
                 f"The store at {where} says it has schema version {current}, but upgrading it "
                 "from there failed, so that record or its tables were changed; nothing was "
@@ -359,31 +367,27 @@ class Store(DataKeys):
             with self.engine.connect() as connection:
                 yield connection
         except exc.DBAPIError as error:
-            self._raise_failure(error)
+            self._raise_failure(error, "read")
 
-    def _raise_failure(self, error: exc.DBAPIError) -> NoReturn:
-        mapped = self._failure(error)
+    def _raise_failure(self, error: exc.DBAPIError, doing: Doing = "write") -> NoReturn:
+        mapped = self._failure(error, doing)
         if mapped is error:
             raise error
         raise mapped from None
 
-    def _failure(self, error: exc.DBAPIError) -> Exception:
-        """A database error as the sentence a person can act on (damage, read-only), or the
-        error itself when it is neither (a bug, or a busy database)."""
-        kind = failure_kind(error)
-        if kind == "damaged":
-            start = f"The store at {describe(self.url)} is damaged ({error.orig})"
-            return CorruptStore(
-                f"{start}; verify its integrity to see where, and restore it from a backup.",
-                cli_message=f"{start}; run 'engram verify' to see where, and restore it from a "
-                "backup.",
-            )
-        if kind == "read-only":
-            return ReadOnlyStore(
-                f"The store at {describe(self.url)} cannot be written (it or its folder is "
-                "read-only); nothing was written — make both writable and try again."
-            )
-        return error
+    def _failure(self, error: exc.DBAPIError, doing: Doing = "write") -> Exception:
+        """A database error as the sentence a person can act on (damage, a full disk, an
+        I/O error, a read-only file, a server that does not answer: storage_faults.py), or
+        the error itself when it is none of them (a bug, or a busy database)."""
+        return from_database(error, self.url, doing) or error
+
+    def _raise_fault(self, error: Exception, doing: Doing) -> None:
+        """Raise the fault (not damage) a database error reports, if it reports one: a
+        full disk while upgrading is no sign of a changed schema record."""
+        if isinstance(error, exc.DBAPIError):
+            mapped = from_database(error, self.url, doing)
+            if mapped is not None and not isinstance(mapped, CorruptStore):
+                raise mapped from None
 
     def touched(self, table: Table, *key: object) -> None:
         """Note that this thread's open write changed a row outside the chains; the write

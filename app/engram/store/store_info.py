@@ -14,12 +14,19 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, exc, inspect, select
 
 from engram.model.clock import Clock, to_micros
-from engram.model.errors import CorruptStore, KeyUnavailable, NotAStore, WrongPassphrase
+from engram.model.errors import (
+    CorruptStore,
+    InvalidInput,
+    KeyUnavailable,
+    NotAStore,
+    WrongPassphrase,
+)
 from engram.store import crypto, schema
-from engram.store.crypto import KdfParams, SealBroken, Signer
+from engram.store.crypto import KdfParams, KdfRefused, SealBroken, Signer
 from engram.store.dialect import sqlite_path
 from engram.store.keyring_access import KeyringAccess
 from engram.store.location import describe
+from engram.store.storage_faults import from_database
 
 PASSPHRASE_HINT = "give the passphrase with --passphrase-env VAR"
 
@@ -81,7 +88,13 @@ def new_info(
     salt = crypto.random_salt() if passphrase is not None else None
     wrapped = None
     if passphrase is not None and salt is not None:
-        wrapping = crypto.passphrase_key(passphrase, salt, kdf)
+        try:
+            wrapping = crypto.passphrase_key(passphrase, salt, kdf)
+        except KdfRefused as refused:
+            raise InvalidInput(
+                f"Cannot protect the new store with these key-derivation limits: {refused}; "
+                "nothing was created."
+            ) from None
         wrapped = crypto.seal(wrapping, kek, _kek_aad(store_id))
     return StoreInfo(
         id=store_id,
@@ -126,7 +139,10 @@ def read_info(engine: Engine, url: str) -> StoreInfo:
             )
         with engine.connect() as connection:
             rows = connection.execute(select(schema.store_info)).mappings().all()
-    except exc.DatabaseError:
+    except exc.DBAPIError as error:
+        fault = from_database(error, url, "open")
+        if fault is not None and not isinstance(fault, CorruptStore):
+            raise fault from None  # a full disk or a server that is down is not damage
         raise CorruptStore(damaged) from None
     if len(rows) != 1:
         raise CorruptStore(damaged)
@@ -163,6 +179,25 @@ def _needs_passphrase(what_happened: str) -> KeyUnavailable:
     )
 
 
+def _wrapping_key(passphrase: str, salt: bytes, kdf: KdfParams) -> bytes:
+    """The passphrase's key, derived only within the bounds crypto.kdf_problem sets: the
+    limits come from the store file, which anyone may have written (issue 15, item 8)."""
+    problem = crypto.kdf_problem(kdf)
+    if problem is not None:
+        raise CorruptStore(
+            f"This store asks for a passphrase key derivation of {problem}, so it was not "
+            "opened and nothing was derived or changed; its record of those limits was "
+            "changed outside Engram."
+        )
+    try:
+        return crypto.passphrase_key(passphrase, salt, kdf)
+    except KdfRefused as failed:
+        raise KeyUnavailable(
+            f"Deriving the store's key from the passphrase failed ({failed}); nothing was "
+            "changed — free some memory and try again."
+        ) from None
+
+
 def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> bytes:
     """The store key (KEK), from the passphrase or else the OS keyring."""
     if passphrase is not None:
@@ -171,7 +206,7 @@ def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> by
                 "This store has no passphrase; it opens with the OS keyring of the computer "
                 "it was created on."
             )
-        wrapping = crypto.passphrase_key(passphrase, info.salt, info.kdf)
+        wrapping = _wrapping_key(passphrase, info.salt, info.kdf)
         try:
             return crypto.unseal(wrapping, info.kek_by_passphrase, _kek_aad(info.id))
         except SealBroken:
