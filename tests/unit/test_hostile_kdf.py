@@ -9,10 +9,7 @@ sentence too.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -24,29 +21,11 @@ import pytest
 from engram.model.errors import CorruptStore, InvalidInput
 from engram.store import crypto
 from engram.store.crypto import KdfParams
-from engram.store.dialect import make_engine
-from engram.store.location import store_url
 from engram.store.store import Store
-from engram.store.store_info import read_info
 from tests.conftest import PASSPHRASE
+from tests.hostile_store import set_kdf_limits
 
 GIB = 1 << 30
-
-
-def _craft(path: Path, params: KdfParams) -> None:
-    """Rewrite the store's recorded limits and its (unkeyed) checksum, as anyone can."""
-    url = store_url(str(path))
-    engine = make_engine(url)
-    try:
-        info = dataclasses.replace(read_info(engine, url), kdf=params)
-    finally:
-        engine.dispose()
-    with sqlite3.connect(path) as connection:
-        connection.execute(
-            "UPDATE store_info SET kdf = ?, checksum = ?",
-            (json.dumps(params.to_json()), info.checksum()),
-        )
-    connection.close()
 
 
 def _files(path: Path) -> dict[str, bytes]:
@@ -84,7 +63,7 @@ def _open_in_a_child(path: Path, timeout: float = 20) -> subprocess.CompletedPro
 def test_issue15_item8_limits_out_of_bounds_are_refused_before_deriving(
     passphrase_store: Path, params: KdfParams, said: str
 ) -> None:
-    _craft(passphrase_store, params)
+    set_kdf_limits(passphrase_store, params)
     before = _files(passphrase_store)
     started = time.monotonic()
     done = _open_in_a_child(passphrase_store)
@@ -99,7 +78,7 @@ def test_issue15_item8_limits_out_of_bounds_are_refused_before_deriving(
 def test_issue15_item8_the_refusal_comes_before_any_work_in_process(
     passphrase_store: Path,
 ) -> None:
-    _craft(passphrase_store, KdfParams(1, 64 * GIB))
+    set_kdf_limits(passphrase_store, KdfParams(1, 64 * GIB))
     before = _files(passphrase_store)
     with pytest.raises(CorruptStore, match="not opened and nothing was derived"):
         Store.open(str(passphrase_store), passphrase=PASSPHRASE)
@@ -139,7 +118,7 @@ sys.exit(main(sys.argv[1:]))
 def test_issue15_item8_a_derivation_that_runs_out_of_memory_is_one_sentence(
     passphrase_store: Path,
 ) -> None:
-    _craft(passphrase_store, KdfParams(1, GIB))  # within the bounds, but over the cap
+    set_kdf_limits(passphrase_store, KdfParams(1, GIB))  # within the bounds, but over the cap
     # Import everything the open needs before the cap, so only Argon2 can meet it.
     preload = "import engram.cli.main, engram.store.store, nacl.pwhash;"
     done = subprocess.run(
