@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, exc, select
 
 from engram.engine.fold import FoldError, apply_event
+from engram.model.errors import UnreadableData
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
 from engram.store import chain, crypto, ledger, migrate, projection_memory, schema
@@ -448,5 +449,15 @@ def _checkpoint(
     heads: dict[str, tuple[int, dict[int, bytes]]],
     report: VerifyReport,
 ) -> None:
-    for problem in check_checkpoint(store, before, heads, report.warnings):
+    try:
+        problems = check_checkpoint(store, before, heads, report.warnings)
+    except UnreadableData as error:
+        # The walk above has named the damaged chain (an erasure record that is not UTF-8,
+        # say); the comparison needs those rows too, so it is a problem, not a stop.
+        report.problem(
+            f"checkpoint: not compared with the store, as reading it stopped at damage "
+            f"({error.detail})"
+        )
+        return
+    for problem in problems:
         report.problem(problem)
