@@ -30,7 +30,7 @@ from engram.store.checkpoint_anchor import Anchors
 from engram.store.crypto import KdfParams, SealBroken, Signer
 from engram.store.data_keys import DataKeys
 from engram.store.dialect import make_engine, sqlite_path
-from engram.store.keyring_access import KeyringAccess
+from engram.store.keyring_access import KeyringAccess, KeyringFailed
 from engram.store.ledger_check import LedgerView
 from engram.store.location import checkpoint_path, describe, store_url
 from engram.store.release import ReleaseRequests, end_old_reads
@@ -43,6 +43,14 @@ from engram.store.store_info import (
     read_info,
     unlock,
 )
+
+
+def _not_created(failed: KeyringFailed) -> KeyUnavailable:
+    """The keyring failed while a store was being created: nothing was."""
+    return KeyUnavailable(
+        f"Cannot create a store: {failed.what[0].lower()}{failed.what[1:]}; nothing was "
+        "created — try again, or create it with a passphrase and without the keyring."
+    )
 
 
 @dataclass
@@ -129,7 +137,10 @@ class Store(DataKeys):
         Without `create_folders`, a missing folder is refused (the window asks first)."""
         url = store_url(location)
         access = keyring or KeyringAccess()
-        backend = access.backend_name() if use_keyring else None
+        try:
+            backend = access.usable_backend() if use_keyring else None
+        except KeyringFailed as failed:
+            raise _not_created(failed) from None
         if passphrase is None and backend is None:
             reason = (
                 "there is no usable OS keyring on this computer"
@@ -182,6 +193,11 @@ class Store(DataKeys):
             kdf=kdf,
             keyring_backend=backend,
         )
+        if backend is not None:  # before the store exists: a store whose key went nowhere
+            try:  # could never be opened
+                access.set(store_id, kek)
+            except KeyringFailed as failed:
+                raise _not_created(failed) from None
         try:
             with faults_of(url, "write"), engine.connect() as connection:
                 connection = connection.execution_options(write=True)
@@ -191,12 +207,13 @@ class Store(DataKeys):
                     head = ledger.append(connection, store_id, signer, None, info.created_at)
         except BaseException:
             engine.dispose()
+            if backend is not None:
+                with contextlib.suppress(KeyUnavailable):
+                    access.delete(store_id)  # the key of a store that was never made
             if path is not None:  # the files are this call's own (none was there before)
                 for made in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm"))):
                     made.unlink(missing_ok=True)
             raise
-        if backend is not None:
-            access.set(store_id, kek)
         store = cls(url, engine, info, kek, clock, access)
         store.anchors.use_keyring = backend is not None
         store.start_checkpoint({ledger.CHAIN: head}, set())
@@ -290,7 +307,7 @@ class Store(DataKeys):
 
     def remember_key(self) -> None:
         """Put the store key in this computer's OS keyring ("remember on this computer")."""
-        if self.keyring.backend_name() is None:
+        if self.keyring.usable_backend() is None:
             raise KeyUnavailable(
                 "There is no usable OS keyring on this computer, so the key cannot be "
                 "remembered; keep using the passphrase."

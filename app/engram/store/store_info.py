@@ -24,7 +24,7 @@ from engram.model.errors import (
 from engram.store import crypto, schema
 from engram.store.crypto import KdfParams, KdfRefused, SealBroken, Signer
 from engram.store.dialect import sqlite_path
-from engram.store.keyring_access import KeyringAccess
+from engram.store.keyring_access import KeyringAccess, KeyringFailed
 from engram.store.location import describe
 from engram.store.storage_faults import from_database
 
@@ -198,6 +198,17 @@ def _wrapping_key(passphrase: str, salt: bytes, kdf: KdfParams) -> bytes:
         ) from None
 
 
+def _keyring_failed(failed: KeyringFailed, has_passphrase: bool) -> KeyUnavailable:
+    """The keyring's failure for this store: never advise a passphrase it does not have."""
+    if has_passphrase:
+        mend = f"{failed.fix}, or " if failed.fix else ""
+        return KeyUnavailable(str(failed), cli_message=f"{failed.what}; {mend}{PASSPHRASE_HINT}.")
+    fix = f"{failed.fix} and try again" if failed.fix else "try again once it works"
+    return KeyUnavailable(
+        f"{failed.what}; {fix} — this store has no passphrase, so only the OS keyring opens it."
+    )
+
+
 def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> bytes:
     """The store key (KEK), from the passphrase or else the OS keyring."""
     if passphrase is not None:
@@ -214,18 +225,23 @@ def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> by
                 "The passphrase does not open this store; nothing was changed, try again."
             ) from None
     has_passphrase = info.kek_by_passphrase is not None
-    backend = access.backend_name()
-    if backend is None:
-        if has_passphrase:
-            raise _needs_passphrase(
-                "There is no usable OS keyring on this computer, so the store's key cannot "
-                "be fetched from it"
+    try:
+        backend = access.usable_backend()  # finding the backend can hang too: with a timeout
+        if backend is None:
+            said = (access.unusable or "").strip().splitlines()
+            why = f" ({said[0].rstrip('.')})" if said else ""
+            if has_passphrase:
+                raise _needs_passphrase(
+                    f"There is no usable OS keyring on this computer{why}, so the store's key "
+                    "cannot be fetched from it"
+                )
+            raise KeyUnavailable(
+                f"There is no usable OS keyring on this computer{why} and this store has no "
+                "passphrase; open it on the computer where it was created."
             )
-        raise KeyUnavailable(
-            "There is no usable OS keyring on this computer and this store has no "
-            "passphrase; open it on the computer where it was created."
-        )
-    kek = access.get(info.id)
+        kek = access.get(info.id)
+    except KeyringFailed as failed:
+        raise _keyring_failed(failed, has_passphrase) from None
     if kek is None:
         if info.keyring_backend and backend != info.keyring_backend:
             changed = (
@@ -244,7 +260,11 @@ def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> by
     try:
         info.signing_seed(kek)
     except SealBroken:
-        raise _needs_passphrase(
-            "The key the OS keyring holds for this store does not open it"
+        wrong = "The key the OS keyring holds for this store does not open it"
+        if has_passphrase:
+            raise _needs_passphrase(wrong) from None
+        raise KeyUnavailable(
+            f"{wrong}, and the store has no passphrase; nothing was changed — the keyring's "
+            "entry for it was changed, or belongs to another store with its id."
         ) from None
     return kek
