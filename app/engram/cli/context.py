@@ -52,6 +52,13 @@ class CommandContext:
         resolved = person_id(person)
         return PersonSession(self.store(), resolved, self.args.actor or resolved)
 
+    def warnings(self) -> list[str]:
+        """What the command met that a person should know of though it worked (the clock
+        behind a journal's newest entry, store_time.py)."""
+        if self._store is None:
+            return []
+        return [behind.sentence() for behind in self._store.clock_behind.values()]
+
     def close(self) -> None:
         """Release the store."""
         if self._store is not None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from engram import __version__
 from engram.cli import conversation_cmds, learning_cmds, note_cmds, serve_cmds, store_cmds
 from engram.cli.context import CommandContext
-from engram.cli.output import emit_error
+from engram.cli.output import emit_error, emit_warning
 from engram.model.errors import EngramError
 from engram.store.errors import DatabaseError
 from engram.store.location import store_url
@@ -105,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit_error("Interrupted; nothing half-written was kept.", context.as_json)
         return 130
     finally:
+        for warning in context.warnings():
+            emit_warning(warning)
         context.close()
 
 

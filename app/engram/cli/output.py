@@ -27,6 +27,11 @@ def emit_error(message: str, as_json: bool) -> None:
         emit_json({"error": message})
 
 
+def emit_warning(text: str) -> None:
+    """A warning on stderr: the command did what it said, and something needs a look."""
+    sys.stderr.write(f"warning: {text.rstrip('.')}.\n")
+
+
 def emit_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     """A plain aligned table."""
     cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]

@@ -144,9 +144,7 @@ class AgentConfigFile(StrictModel):
 
 # Strings (skipped whole), brackets, number literals, the words Python's json module takes
 # for numbers JSON does not have, and a quote that never closes.
-_TOKEN = re.compile(
-    r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|-?[0-9][0-9.eE+-]*|-?Infinity|NaN|"'
-)
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|-?[0-9][0-9.eE+-]*|-?Infinity|NaN|"')
 NOT_JSON_NUMBERS = "NaN or Infinity, which are not JSON numbers"
 
 

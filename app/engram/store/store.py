@@ -6,6 +6,7 @@ The store's info row and unlocking it are in store_info.py; its data keys in dat
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import threading
 from collections.abc import Callable, Iterator
@@ -43,6 +44,7 @@ from engram.store.store_info import (
     read_info,
     unlock,
 )
+from engram.store.store_time import ClockBehind
 
 
 def _not_created(failed: KeyringFailed) -> KeyUnavailable:
@@ -51,6 +53,9 @@ def _not_created(failed: KeyringFailed) -> KeyUnavailable:
         f"Cannot create a store: {failed.what[0].lower()}{failed.what[1:]}; nothing was "
         "created — try again, or create it with a passphrase and without the keyring."
     )
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -109,6 +114,8 @@ class Store(DataKeys):
         )
         self.anchors = Anchors(self.checkpoint.path, info.id, keyring)
         self._last_micros = 0
+        # Journals this store met the clock behind (store_time.py): the faces warn.
+        self.clock_behind: dict[str, ClockBehind] = {}
         # Plaintext-derived data the layers above keep for speed (decrypted logs, search
         # indexes). It lives only while this store is open: close() and every erasure this
         # store commits clear it. An erasure committed by another process reaches a held
@@ -334,6 +341,14 @@ class Store(DataKeys):
     def now(self) -> datetime:
         """The clock's current time."""
         return self.clock.now()
+
+    def saw_clock(self, behind: ClockBehind | None) -> None:
+        """Remember (and log, once per chain) that the clock is behind a chain's newest
+        entry; None is the usual case, a clock in order."""
+        if behind is not None and behind.chain not in self.clock_behind:
+            log.warning("%s", behind.sentence())
+        if behind is not None:
+            self.clock_behind[behind.chain] = behind
 
     # ---- transactions ---------------------------------------------------------------
 
