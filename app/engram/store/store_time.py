@@ -18,8 +18,9 @@ so (`ClockBehind`).
 A clock behind by no more than TOLERANCE (an NTP step, two processes a few milliseconds
 apart) is only kept in order: the journal waits for it rather than keep an offset.
 
-`journal_now` is the one notion of time for a journal: `maintain` decides expiry by it,
-and `--as-of` reads the same dates.
+`journal_stamp` is the one notion of time for a journal: `maintain` decides expiry by
+it, and `--as-of` reads the same dates. Conversation logs only keep order (their times
+decide nothing that expires) and warn the same way.
 """
 
 from __future__ import annotations
@@ -70,7 +71,9 @@ class ClockBehind:
 
 def _named(chain: str) -> str:
     kind, _, name = chain.partition(":")
-    return f"{name}'s journal" if kind == "journal" else chain
+    if kind == "journal":
+        return f"{name}'s journal"
+    return f"the log of conversation {name}" if kind == "log" else chain
 
 
 def newest(conn: Connection, person: str) -> int | None:
