@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import exc
 
 from engram.model.errors import CorruptStore, DiskFull, ServerUnreachable, StorageFault
-from engram.store.storage_faults import Fault, classify, fault_error, from_database
+from engram.store.storage_faults import Fault, classify, escaped_fault, fault_error, from_database
 
 
 def _sqlite_error(action: str, path: Path) -> exc.DBAPIError:
@@ -124,3 +124,19 @@ def test_issue15_item5_every_fault_is_one_sentence_without_damage() -> None:
             said = str(fault_error(fault, "/s.engram", "detail", doing))  # type: ignore[arg-type]
             assert said.endswith(".") and ". " not in said and "\n" not in said
             assert ("damaged" in said) is (fault is Fault.DAMAGED)
+
+
+def test_issue15_item5_a_full_disk_met_outside_the_database_is_still_that_sentence(
+    tmp_path: Path,
+) -> None:
+    try:  # /dev/full: every write fails with ENOSPC, as on a full disk
+        with open("/dev/full", "w") as full:
+            full.write("x")
+            full.flush()
+    except OSError as error:
+        met = error
+    said = escaped_fault(met, f"sqlite:///{tmp_path / 's.engram'}")
+    assert isinstance(said, DiskFull), said
+    assert "is full" in str(said) and "verify the store to see what was kept" in str(said)
+    assert "damaged" not in str(said) and "restore" not in str(said)
+    assert escaped_fault(KeyError("a bug"), "sqlite:///x") is None  # a bug stays a bug
