@@ -56,11 +56,8 @@ class KeyringAccess:
         except Exception as error:
             self.unusable = str(error) or type(error).__name__
             return None
-        if not usable:
-            self.unusable = None
-            return None
         self.unusable = None
-        return f"{type(backend).__module__}.{type(backend).__name__}"
+        return f"{type(backend).__module__}.{type(backend).__name__}" if usable else None
 
     def usable_backend(self) -> str | None:
         """`backend_name`, asked with the timeout (finding a backend can itself hang): the

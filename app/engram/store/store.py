@@ -46,6 +46,8 @@ from engram.store.store_info import (
 )
 from engram.store.store_time import ClockBehind
 
+log = logging.getLogger(__name__)
+
 
 def _not_created(failed: KeyringFailed) -> KeyUnavailable:
     """The keyring failed while a store was being created: nothing was."""
@@ -53,9 +55,6 @@ def _not_created(failed: KeyringFailed) -> KeyUnavailable:
         f"Cannot create a store: {failed.what[0].lower()}{failed.what[1:]}; nothing was "
         "created — try again, or create it with a passphrase and without the keyring."
     )
-
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
