@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import keyring
 from PySide6.QtCore import Qt
 
+from engram.store.crypto import KdfParams
 from engram.store.store import Store
-from tests.conftest import NoKeyring
+from tests.conftest import PASSPHRASE, NoKeyring
 from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock, wait_idle
+from tests.hostile_store import set_kdf_limits
+from tests.small_disk import fill, small_disk
+
+__all__ = ["small_disk"]  # the fixture, used by name below
 
 
 def _try(qtbot: Any, inspector: Inspector, path: Path, passphrase: str) -> str:
@@ -98,3 +104,25 @@ def test_results_arriving_after_a_lock_are_dropped(
     assert inspector.window.audience.block.toPlainText() == ""
     assert inspector.window.people.count() == 0
     assert inspector.controller.session is None
+
+
+def test_issue15_item8_a_hostile_store_is_refused_before_the_key_is_derived(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    set_kdf_limits(demo_path, KdfParams(1, 64 << 30))  # 64 GiB: the opener would run out
+    message = _try(qtbot, inspector, demo_path, PASSPHRASE)
+    assert "not opened and nothing was derived" in message
+    assert inspector.window.stack.currentWidget() is inspector.window.unlock_page
+
+
+def test_issue15_item5_a_full_disk_says_so_and_never_calls_the_store_damaged(
+    qtbot: Any, inspector: Inspector, demo_path: Path, small_disk: Path
+) -> None:
+    target = small_disk / demo_path.name
+    for file in demo_path.parent.glob(demo_path.name + "*"):
+        shutil.copy(file, small_disk / file.name)
+    filler = fill(small_disk, room=0)
+    message = _try(qtbot, inspector, target, PASSPHRASE)
+    assert "is full" in message and "damaged" not in message and "restore" not in message
+    filler.unlink()
+    unlock(qtbot, inspector, target)  # the store was never harmed

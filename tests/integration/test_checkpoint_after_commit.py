@@ -80,7 +80,7 @@ def test_issue15_item6_a_checkpoint_failure_after_the_commit_is_a_warning(
     [note_id] = added.out.split()  # printed once: the note is there
     if obstacle is not _temporary_is_a_folder:  # the journal appends without a temporary
         [warning] = added.err.strip().splitlines()
-        assert warning.startswith("The change was saved, but ")
+        assert warning.startswith("warning: The change was saved, but ")
         assert warning.endswith("brings it up to date.") and warning.count(". ") == 0
     remove()
     reopened = Store.open(str(store.checkpoint.path.with_suffix("")), passphrase=PASSPHRASE)

@@ -7,8 +7,13 @@ the store key."""
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -163,3 +168,71 @@ def test_issue9_item11_the_checkpoint_anchor_lives_beside_the_key(
         rolled_back.close()
     assert not report.ok
     assert any("the OS keyring last saw" in p for p in report.problems), report.problems
+
+
+def _engram(
+    secret_service: SecretService, store_path: Path, *args: str, timeout: float = 30
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """`engram` in a child process using the real Secret Service backend by name, as a
+    person sets PYTHON_KEYRING_BACKEND; how long it took, exit included."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "engram", "--store", str(store_path), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={
+            **os.environ,
+            "PYTHON_KEYRING_BACKEND": SECRET_SERVICE,
+            "DBUS_SESSION_BUS_ADDRESS": secret_service.address,
+        },
+    )
+    return done, time.monotonic() - started
+
+
+def _one_sentence(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    return done.stderr
+
+
+def test_issue15_item11_the_secret_service_named_but_gone_is_one_sentence_at_once(
+    secret_service: SecretService, store_path: Path
+) -> None:
+    Store.create(str(store_path), passphrase=PASSPHRASE).close()
+    secret_service.keyring_daemon.terminate()  # the daemon is gone; the bus is still there
+    secret_service.keyring_daemon.wait(timeout=10)
+    done, took = _engram(secret_service, store_path, "persons")
+    said = _one_sentence(done)
+    assert "no usable OS keyring" in said and "Secret Service" in said, said
+    assert "--passphrase-env" in said  # this store has one
+    assert took < 15  # Python's start-up included; the keyring itself answers at once
+
+
+def test_issue15_item11_a_locked_keyring_never_advises_a_passphrase_the_store_lacks(
+    secret_service: SecretService, store_path: Path
+) -> None:
+    Store.create(str(store_path)).close()  # keyring only: no passphrase
+    secret_service.lock()
+    with pytest.raises(KeyUnavailable) as refused:
+        Store.open(str(store_path))
+    message = _sentence(refused)
+    assert "keyring is locked" in message and "unlock it" in message
+    assert "has no passphrase" in message
+    assert "with its passphrase" not in message
+    assert "--passphrase-env" not in refused.value.for_command_line()
+
+
+@pytest.mark.slow
+def test_issue15_item11_a_keyring_that_never_answers_times_out_and_the_process_exits(
+    secret_service: SecretService, store_path: Path
+) -> None:
+    Store.create(str(store_path)).close()  # keyring only: no passphrase
+    secret_service.keyring_daemon.send_signal(signal.SIGSTOP)  # on the bus, never answering
+    try:
+        done, took = _engram(secret_service, store_path, "persons")
+    finally:
+        secret_service.keyring_daemon.send_signal(signal.SIGCONT)
+    said = _one_sentence(done)
+    assert "did not answer within 5 seconds" in said and "has no passphrase" in said, said
+    assert took < 20  # the hung call does not hold the process at exit

@@ -192,3 +192,17 @@ def test_issue9_item6_a_time_out_of_range_is_a_report(demo: Path, cli: Any) -> N
         for p in result.json()["problems"]
     )
     assert result.json()["problems"] == _api_problems(demo)
+
+
+def test_issue15_item11_an_erasure_record_that_is_not_utf8_is_a_problem_of_that_chain(
+    demo: Path, cli: Any
+) -> None:
+    erased = cli("person", "erase", "sam", "--confirm", "sam", "--json")
+    assert erased.code == 0, erased.err
+    _raw(demo, "update erasures set body = cast(x'7bff' as text) || substr(body, 2)")
+    result = cli("verify", "--json")
+    _no_traceback(result)
+    assert result.code == 3 and "error" not in result.json(), result.out + result.err
+    problems = result.json()["problems"]
+    assert any(p.startswith("erasures: cannot be read (Could not decode") for p in problems)
+    assert not any("run 'engram verify'" in p for p in problems)  # it is verify

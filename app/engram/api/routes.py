@@ -46,6 +46,7 @@ from engram.model.errors import (
     NotAllowed,
     NotFound,
     ReadOnlyStore,
+    StorageFault,
     StoreReleased,
 )
 from engram.model.ids import ConversationId
@@ -85,6 +86,7 @@ STATUS_OF: tuple[tuple[type[EngramError], int], ...] = (
     (NotAllowed, 403),
     (KeyUnavailable, 503),
     (ReadOnlyStore, 503),
+    (StorageFault, 503),  # a full disk, an I/O error, a database server down: not damage
     (CorruptStore, 500),  # damage the server found in its own store, not the caller's mistake
     (StoreReleased, 503),  # a read stopped for an erasure elsewhere: try again
     (EngramError, 400),

@@ -52,10 +52,14 @@ class CommandContext:
         resolved = person_id(person)
         return PersonSession(self.store(), resolved, self.args.actor or resolved)
 
-    def take_warnings(self) -> list[str]:
-        """What the store warned of after its commits (a checkpoint that could not be
-        updated): the command still succeeded, and these go to stderr."""
-        return self._store.take_warnings() if self._store is not None else []
+    def warnings(self) -> list[str]:
+        """What the command met that a person should know of though it worked: a checkpoint
+        that could not be updated after a commit, the clock behind a journal's newest entry
+        (store_time.py). They go to stderr; the command still succeeded."""
+        if self._store is None:
+            return []
+        behind = [late.sentence() for late in self._store.clock_behind.values()]
+        return [*self._store.take_warnings(), *behind]
 
     def close(self) -> None:
         """Release the store."""

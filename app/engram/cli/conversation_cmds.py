@@ -17,6 +17,7 @@ from engram.model.conversation import Surface
 from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, person_id
 from engram.model.scope import parse_enum
+from engram.model.wire import WireError, strict_json
 from engram.runtime import context as turn_context
 from engram.runtime import conversations, history, memory_tools
 
@@ -262,8 +263,10 @@ def cmd_recall(ctx: CommandContext) -> int:
 def cmd_tool(ctx: CommandContext) -> int:
     a = ctx.args
     try:
-        json.loads(a.args)
-    except json.JSONDecodeError:
+        strict_json(a.args)
+    except WireError as error:
+        raise InvalidInput(f"--args must be JSON, and it holds {error}.") from None
+    except (ValueError, RecursionError):
         raise InvalidInput('--args must be JSON, e.g. \'{"city": "Oslo"}\'.') from None
     call = conversations.record_tool_call(
         ctx.store(),

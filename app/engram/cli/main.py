@@ -18,8 +18,11 @@ from engram.cli import (
     store_cmds,
 )
 from engram.cli.context import CommandContext
-from engram.cli.output import emit_error
+from engram.cli.output import emit_error, emit_warning
 from engram.model.errors import EngramError
+from engram.store.errors import DatabaseError
+from engram.store.location import store_url
+from engram.store.storage_faults import escaped_fault
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -98,12 +101,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Output piped into `head` and the like: stop quietly, like other Unix tools.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 0
+    except (OSError, DatabaseError) as error:
+        # A full disk or a server gone that no layer below named: still one true sentence.
+        fault = escaped_fault(error, store_url(args.store))
+        if fault is None:
+            raise
+        emit_error(fault.for_command_line(), context.as_json)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         emit_error("Interrupted; nothing half-written was kept.", context.as_json)
         return 130
     finally:
-        for warning in context.take_warnings():
-            sys.stderr.write(warning + "\n")
+        for warning in context.warnings():
+            emit_warning(f"warning: {warning.rstrip('.')}.")
         context.close()
 
 

@@ -16,7 +16,7 @@ from engram.engine import merge
 from engram.engine.fold import fold_as_of
 from engram.engine.ranking import rank
 from engram.engine.unscoped import unscoped_notes as memory_notes
-from engram.model.clock import iso
+from engram.model.clock import iso, to_micros
 from engram.model.errors import InvalidInput, NotFound, StateConflict
 from engram.model.events import Cause, Event, NewEvent
 from engram.model.events import EventType as E
@@ -32,7 +32,7 @@ from engram.runtime.note_writes import (
     reopened_after,
     writable_conversation,
 )
-from engram.store import journal, projection_notes, projection_state
+from engram.store import journal, projection_notes, projection_state, store_time
 from engram.store.store import Store, WriteTxn
 
 OWN_NOTE_CONFIDENCE_BP = 10_000  # the person said it themselves
@@ -132,6 +132,9 @@ def notes_as_of(session: PersonSession, moment: datetime, *, include_closed: boo
     store, person = session.store, session.person
     with store.read() as conn:
         memory = fold_as_of(journal.events(conn, person, until=moment), person, moment)
+        newest = store_time.newest(conn, person)
+    if newest is not None:  # the moment is read on the journal's dates: say if they run ahead
+        store.saw_clock(store_time.behind(f"journal:{person}", newest, to_micros(store.now())))
     notes = memory_notes(memory)
     return notes if include_closed else rank(notes)
 

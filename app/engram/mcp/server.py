@@ -41,6 +41,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from engram import __version__
 from engram.mcp import block
 from engram.mcp.tools import INSTRUCTIONS, KNOWN_TOOLS, Bound, bind, call
+from engram.model.errors import EngramError
 from engram.runtime.tool_calls import ToolSpec
 
 log = logging.getLogger(__name__)
@@ -107,14 +108,19 @@ def build_server(bound: Bound, *, watch_idle: bool = True) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[as_mcp_tool(s) for s in await watch.offered(ctx.session)]
-        )
+        try:
+            offered = await watch.offered(ctx.session)
+        except EngramError as error:  # the store cannot be read (a server down, a full disk)
+            raise MCPError(code=INTERNAL_ERROR, message=str(error)) from None
+        return types.ListToolsResult(tools=[as_mcp_tool(s) for s in offered])
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        specs = {s.name: s for s in await watch.offered(ctx.session)}
+        try:
+            specs = {s.name: s for s in await watch.offered(ctx.session)}
+        except EngramError as error:  # which tools the agent has is in the store
+            return refusal(str(error))
         spec = specs.get(params.name)
         if spec is None:
             if params.name not in KNOWN_TOOLS:

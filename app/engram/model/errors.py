@@ -70,6 +70,29 @@ class ReadOnlyStore(EngramError):
     """The store, or the folder it lives in, cannot be written; nothing was changed."""
 
 
+class StorageFault(EngramError):
+    """The storage under the store failed — a full disk, an I/O error, a database server
+    that does not answer. This is not damage: the store is as it was, and no sentence of
+    this kind ever invites a restore from a backup."""
+
+
+class DiskFull(StorageFault):
+    """The disk (or the database server's disk) has no room left."""
+
+
+class ServerUnreachable(StorageFault):
+    """The database server does not answer (stopped, unreachable, or it went away)."""
+
+
+class UnreadableData(CorruptStore):
+    """The database itself reported damage (a malformed page, a file that is not a
+    database, text that is not UTF-8); `detail` is what it said."""
+
+    def __init__(self, message: str, *, detail: str, cli_message: str | None = None) -> None:
+        super().__init__(message, cli_message=cli_message)
+        self.detail = detail
+
+
 class ChangedOutsideEngram(CorruptStore):
     """A row outside the chains is not what the signed ledger last recorded for it (changed,
     added or deleted behind Engram's back), so the runtime refuses to act on it."""

@@ -13,6 +13,8 @@ No HTTP, CLI or store concerns live here: these are shapes and their rules.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypeVar
@@ -140,14 +142,27 @@ class AgentConfigFile(StrictModel):
 
 # ---- parsing ------------------------------------------------------------------------------
 
-# Strings (skipped whole), brackets, number literals, and a quote that never closes.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|-?[0-9][0-9.eE+-]*|"')
+# Strings (skipped whole), brackets, number literals, the words Python's json module takes
+# for numbers JSON does not have, and a quote that never closes.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|-?[0-9][0-9.eE+-]*|-?Infinity|NaN|"')
+NOT_JSON_NUMBERS = "NaN or Infinity, which are not JSON numbers"
+
+
+# A UTF-8 byte order mark: Windows editors put one at the start of a file. Every import
+# strips it there and nowhere else (inside text U+FEFF is a zero-width no-break space).
+BOM = "\ufeff"
+
+
+def without_bom(text: str) -> str:
+    """A file's text, or its first line, without a leading byte order mark."""
+    return text.removeprefix(BOM)
 
 
 def check_shape(text: str) -> None:
-    """Refuse nesting deeper than MAX_DEPTH and number literals longer than
-    MAX_NUMBER_CHARS, by scanning the text before any parser sees it (WireError's message
-    is a noun phrase: what the text holds that it may not)."""
+    """Refuse nesting deeper than MAX_DEPTH, number literals longer than MAX_NUMBER_CHARS,
+    and NaN or Infinity (which Python's json and pydantic take, and JSON does not have), by
+    scanning the text before any parser sees it (WireError's message is a noun phrase: what
+    the text holds that it may not)."""
     depth = 0
     for token in _TOKEN.finditer(text):
         first = token.group()[0]
@@ -160,6 +175,8 @@ def check_shape(text: str) -> None:
                 raise WireError(f"arrays or objects nested more than {MAX_DEPTH} deep")
         elif first in "]}":
             depth -= 1
+        elif token.group().lstrip("-") in ("NaN", "Infinity"):
+            raise WireError(NOT_JSON_NUMBERS)
         elif len(token.group()) > MAX_NUMBER_CHARS:
             raise WireError(f"a number longer than {MAX_NUMBER_CHARS} characters")
 
@@ -177,6 +194,30 @@ def parse_json(shape: type[M] | TypeAdapter[M], text: str | bytes, noun: str = "
         return adapter.validate_json(text)
     except ValidationError as error:
         raise WireError(describe(error, noun)) from None
+
+
+def strict_json(text: str) -> Any:
+    """Parse JSON text as RFC 8259 has it, after `check_shape`: WireError for NaN or
+    Infinity, too deep a nesting or too long a number; ValueError for text that is not
+    JSON at all."""
+    check_shape(text)
+    return json.loads(text, parse_constant=_not_a_json_number)
+
+
+def _not_a_json_number(_word: str) -> Any:
+    raise WireError(NOT_JSON_NUMBERS)
+
+
+def finite(value: Any) -> bool:
+    """Whether parsed data holds only numbers JSON has (no NaN, no ±Infinity): data an SDK
+    parsed for us (pydantic takes NaN) is checked here."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(finite(v) for v in value)
+    return True
 
 
 def validate_data(model: type[M], data: Any, noun: str = "field") -> M:

@@ -21,7 +21,7 @@ from engram.model.errors import InvalidInput
 from engram.model.events import NewEvent
 from engram.model.ids import CandidateId, PersonId
 from engram.model.scope import Kind, Scope
-from engram.model.wire import StrictModel, describe
+from engram.model.wire import StrictModel, describe, without_bom
 from engram.runtime.note_writes import NoteDraft, suggestion
 from engram.store import journal
 from engram.store.store import Store
@@ -59,7 +59,9 @@ def statements(markdown: str) -> list[Statement]:
     only: a U+2028 inside a statement does not split it."""
     found: list[Statement] = []
     fenced = False
-    for number, raw in enumerate(markdown.split("\n"), start=1):
+    # A BOM is stripped, as `import` strips it: it would glue itself to the first line's
+    # bullet or heading, which would then no longer read as one.
+    for number, raw in enumerate(without_bom(markdown).split("\n"), start=1):
         line = raw.removesuffix("\r").strip()
         if line.startswith("```"):
             fenced = not fenced

@@ -13,11 +13,12 @@ from datetime import datetime
 from typing import Any
 
 from engram.engine import merge
+from engram.model.clock import from_micros, to_micros
 from engram.model.events import EventType, NewEvent
 from engram.model.ids import PersonId
 from engram.model.progress import Progress
 from engram.runtime.extraction import person_lock
-from engram.store import journal, people, projection_memory, projection_state
+from engram.store import journal, people, projection_memory, projection_state, store_time
 from engram.store.store import Store
 
 ACTOR = "maintenance"
@@ -26,7 +27,11 @@ ACTOR = "maintenance"
 def maintain_person(store: Store, person: PersonId, now: datetime | None = None) -> dict[str, Any]:
     """Run the pass for one person; what it changed."""
     with person_lock(store, person), store.write() as txn:
-        moment = now or store.now()
+        # The person's journal's own time (store_time.py): the dates the expiry compares
+        # with, and the date the retirements get, even when the clock is behind them.
+        moment = now or from_micros(
+            store_time.journal_stamp(txn.conn, person, to_micros(store.now())).at
+        )
         plan = merge.plan_from(
             projection_memory.StoredNotes(txn.conn, person),
             lambda seqs: journal.texts(store, txn.conn, person, seqs),

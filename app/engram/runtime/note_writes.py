@@ -45,7 +45,13 @@ class NoteDraft:
 
 
 def check_text(text: str) -> str:
-    """Refuse empty or oversized note text with one sentence."""
+    """Refuse empty or oversized note text, or text holding a NUL, with one sentence.
+
+    A NUL cannot reach a note through the command line (an argument cannot hold one) and
+    marks a binary file in a legacy import; HTTP, MCP and a library host are refused here
+    alike, so no face keeps what another could not (issue 15, item 11)."""
+    if "\x00" in text:
+        raise InvalidInput("The text holds a NUL character; nothing was written.")
     cleaned = text.strip()
     if not cleaned:
         raise InvalidInput("A note needs some text.")

@@ -10,7 +10,6 @@ mistake comes back as one sentence naming the argument.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -21,12 +20,13 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from engram.engine.recall import LIMIT_TOO_LOW
 from engram.model.errors import EngramError, InvalidInput
-from engram.model.wire import check_shape
+from engram.model.wire import NOT_JSON_NUMBERS, WireError, finite, strict_json
 
 IGNORED_ARGUMENTS = frozenset(
     {"conversation", "conversation_id", "person", "person_id", "user", "scope", "audience"}
 )
 NOT_AN_OBJECT = "Tool arguments must be a JSON object."
+NOT_JSON_ARGUMENTS = "Tool arguments must be JSON, and NaN and Infinity are not JSON numbers."
 LIMIT_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 25, "description": "5 by default"}
 _TYPE_WORDS = {
     "string": "text",
@@ -144,8 +144,8 @@ def run_tool(
     """Parse the arguments (a JSON object), drop the ignored ones, check the rest against
     the tool's schema, run the call; any refusal comes back as {"error": one sentence}."""
     args = _arguments(arguments)
-    if args is None:
-        return {"error": NOT_AN_OBJECT}
+    if isinstance(args, str):
+        return {"error": args}
     try:
         kept = {k: v for k, v in args.items() if k not in IGNORED_ARGUMENTS}
         if spec is not None:
@@ -155,16 +155,24 @@ def run_tool(
         return {"error": str(error)}
 
 
-def _arguments(arguments: object) -> dict[str, Any] | None:
-    """The arguments as a dict, or None. Given as JSON text, they are checked for depth and
-    number sizes before parsing (model.wire), as any text from outside is."""
+def _arguments(arguments: object) -> dict[str, Any] | str:
+    """The arguments as a dict, or the sentence refusing them. Given as JSON text, they are
+    checked for depth, number sizes and numbers JSON does not have before parsing
+    (model.wire), as any text from outside is; given parsed (an SDK parsed them, and
+    pydantic takes NaN), for those numbers after."""
     if isinstance(arguments, Mapping):
-        return dict(arguments)
-    if not isinstance(arguments, str):
-        return None
-    try:
-        check_shape(arguments)
-        parsed = json.loads(arguments)
-    except (ValueError, RecursionError):  # bad JSON, too deep, numbers too long
-        return None
-    return parsed if isinstance(parsed, dict) else None
+        parsed: object = dict(arguments)
+    elif isinstance(arguments, str):
+        try:
+            parsed = strict_json(arguments)
+        except WireError as error:  # too deep, numbers too long, or not JSON numbers
+            return NOT_JSON_ARGUMENTS if str(error) == NOT_JSON_NUMBERS else NOT_AN_OBJECT
+        except (ValueError, RecursionError):  # bad JSON
+            return NOT_AN_OBJECT
+    else:
+        return NOT_AN_OBJECT
+    if not isinstance(parsed, dict):
+        return NOT_AN_OBJECT
+    if not finite(parsed):
+        return NOT_JSON_ARGUMENTS
+    return parsed

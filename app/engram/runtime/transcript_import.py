@@ -35,6 +35,7 @@ from engram.model.wire import (
     TurnLine,
     WireError,
     parse_json,
+    without_bom,
 )
 from engram.store import conversation_log, journal
 from engram.store.store import Store
@@ -79,6 +80,8 @@ def parse(lines: Iterable[str]) -> list[_Conversation]:
     first bad one by number. Nothing is coerced: "false" is not false."""
     conversations: list[_Conversation] = []
     for number, line in enumerate(lines, start=1):
+        if number == 1:
+            line = without_bom(line)  # as import-legacy does: a BOM starts the file, no line
         if number > MAX_LINES:
             raise InvalidInput(f"The file has more than {MAX_LINES:,} lines; split it.")
         if not line.strip():

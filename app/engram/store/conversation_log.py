@@ -13,7 +13,7 @@ from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
 from engram.model.errors import damaged
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
-from engram.store import chain, crypto, pseudonyms, schema
+from engram.store import chain, crypto, pseudonyms, schema, store_time
 from engram.store.crypto import SealBroken
 from engram.store.data_keys import KeyGone, conversation_key_ref
 from engram.store.dialect import lock_chain
@@ -122,7 +122,9 @@ def append_entry(
         conn, L, store.info.id, chain.log_chain(conversation), L.c.conversation == conversation
     )
     seq, prev = start.seq + 1, start.prev
-    at = max(store.now_micros(), start.at)
+    now = store.now_micros()
+    store.saw_clock(store_time.behind(chain.log_chain(conversation), start.at, now))
+    at = max(now, start.at)
     body_text = crypto.canonical_json(dict(body or {}))
     sealed = None
     if text is not None:

@@ -81,17 +81,57 @@ DEFAULT_KDF = CALIBRATED_KDF
 FAST_KDF_FOR_TESTS = KdfParams(opslimit=1, memlimit=8 * 1024 * 1024)
 
 
+# The limits a store may ask for. A store's info row is checked by an unkeyed checksum, so
+# whoever hands over a store chooses them: 64 GiB would exhaust the opener's memory, 2^32-1
+# passes would hang it. `engram init` records CALIBRATED_KDF (3 passes over 256 MiB) and
+# tests FAST_KDF_FOR_TESTS; the bounds allow up to PyNaCl's SENSITIVE preset (4 passes over
+# 1 GiB, a few seconds), and no more work than that in all.
+MIN_OPSLIMIT = nacl.pwhash.argon2id.OPSLIMIT_MIN  # 1
+MAX_OPSLIMIT = 10
+MIN_MEMLIMIT = nacl.pwhash.argon2id.MEMLIMIT_MIN  # 8 KiB
+MAX_MEMLIMIT = 1 << 30  # 1 GiB
+MAX_KDF_WORK = 4 << 30  # passes × bytes: SENSITIVE's 4 × 1 GiB
+
+
+class KdfRefused(Exception):
+    """Argon2id limits outside the bounds above, or a derivation that failed; the message
+    is a clause saying which."""
+
+
+def kdf_problem(params: KdfParams) -> str | None:
+    """Why these limits are refused (a clause), or None when they are within the bounds."""
+    ops, mem = params.opslimit, params.memlimit
+    asked = f"{ops} passes over {mem / (1 << 20):g} MiB"
+    if not MIN_OPSLIMIT <= ops <= MAX_OPSLIMIT:
+        return f"{asked}, but Engram takes {MIN_OPSLIMIT} to {MAX_OPSLIMIT} passes"
+    if not MIN_MEMLIMIT <= mem <= MAX_MEMLIMIT:
+        return f"{asked}, but Engram takes {MIN_MEMLIMIT >> 10} KiB to {MAX_MEMLIMIT >> 20} MiB"
+    if ops * mem > MAX_KDF_WORK:
+        return f"{asked}, more work than Engram takes ({MAX_KDF_WORK >> 30} GiB-passes in all)"
+    return None
+
+
 def passphrase_key(passphrase: str, salt: bytes, params: KdfParams) -> bytes:
-    """Derive the key that wraps the store key from a passphrase."""
-    return bytes(
-        nacl.pwhash.argon2id.kdf(
-            KEY_BYTES,
-            passphrase.encode("utf-8"),
-            salt,
-            opslimit=params.opslimit,
-            memlimit=params.memlimit,
+    """Derive the key that wraps the store key from a passphrase. KdfRefused, before any
+    work, for limits outside the bounds; KdfRefused too when the derivation fails (no
+    memory for it)."""
+    problem = kdf_problem(params)
+    if problem is not None:
+        raise KdfRefused(problem)
+    try:
+        return bytes(
+            nacl.pwhash.argon2id.kdf(
+                KEY_BYTES,
+                passphrase.encode("utf-8"),
+                salt,
+                opslimit=params.opslimit,
+                memlimit=params.memlimit,
+            )
         )
-    )
+    except MemoryError:
+        raise KdfRefused(f"there was not enough memory for {params.memlimit >> 20} MiB") from None
+    except (nacl.exceptions.CryptoError, ValueError, TypeError) as error:
+        raise KdfRefused(str(error) or type(error).__name__) from None
 
 
 # BLAKE2b comes from hashlib: the same function as libsodium's (byte for byte, tested),

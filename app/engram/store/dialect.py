@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url, text
 
 BUSY_TIMEOUT_MS = 15_000  # how long a writer waits for another writer
+CONNECT_TIMEOUT_S = 10  # how long to wait for a database server to answer a connection
 
 
 def is_sqlite(url: str) -> bool:
@@ -59,7 +60,13 @@ def holds_connection(path: Path) -> bool:
 def make_engine(url: str) -> Engine:
     """An engine configured for durability and erasure on this dialect."""
     if not is_sqlite(url):
-        return create_engine(url, pool_pre_ping=True)
+        # A server that accepts the connection but never answers would otherwise hang every
+        # command; a URL that names its own connect_timeout keeps it.
+        parsed = make_url(url)
+        waits: dict[str, Any] = {}
+        if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+            waits["connect_timeout"] = CONNECT_TIMEOUT_S
+        return create_engine(url, pool_pre_ping=True, connect_args=waits)
     engine = create_engine(
         url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}
     )
@@ -153,23 +160,6 @@ def lock_chain(connection: Connection, chain_id: str) -> None:
         connection.execute(
             text("SELECT pg_advisory_xact_lock(hashtextextended(:chain, 0))"), {"chain": chain_id}
         )
-
-
-# SQLite's words for a damaged file or cell; PostgreSQL's SQLSTATEs for damaged data.
-_SQLITE_DAMAGE = ("malformed", "not a database", "could not decode", "corrupt")
-_PG_DAMAGE = {"XX001", "XX002"}
-
-
-def failure_kind(error: exc.DBAPIError) -> str | None:
-    """ "damaged", "read-only", or None for a database error that is neither."""
-    text = str(error.orig).lower()
-    if getattr(error.orig, "sqlstate", None) in _PG_DAMAGE or any(
-        word in text for word in _SQLITE_DAMAGE
-    ):
-        return "damaged"
-    if "readonly" in text or "read-only" in text:
-        return "read-only"
-    return None
 
 
 def _first(findings: list[str], limit: int, what: str) -> list[str]:

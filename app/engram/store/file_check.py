@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engram.model.errors import CorruptStore, NotAStore, ReadOnlyStore, StoreMissing
 from engram.store.dialect import holds_connection
+from engram.store.storage_faults import Fault, classify_sqlite, fault_error
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 LEFT = "it was left unchanged"
@@ -79,7 +80,10 @@ def _what_is_wrong(path: Path) -> Exception | None:
         return NotAStore(f"The file {path} is not an Engram store (not a SQLite database); {LEFT}.")
     try:
         tables = _tables(path)
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as error:
+        fault = classify_sqlite(error, path.parent)
+        if fault is not None and fault is not Fault.DAMAGED:  # a full disk is not damage
+            return fault_error(fault, str(path), str(error), "open")
         return CorruptStore(
             f"The file {path} is a damaged SQLite database whose table list cannot be read; "
             f"{LEFT} — restore the store from a backup."

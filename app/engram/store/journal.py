@@ -14,7 +14,7 @@ from engram.model.clock import from_micros, to_micros
 from engram.model.errors import Conflict, NotAllowed, NotFound, damaged
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
-from engram.store import chain, crypto, pseudonyms, schema
+from engram.store import chain, crypto, pseudonyms, schema, store_time
 from engram.store.crypto import SealBroken
 from engram.store.data_keys import KeyGone, person_key_ref
 from engram.store.dialect import lock_chain
@@ -135,12 +135,19 @@ def append(
     rows: list[dict[str, object]] = []
     payloads: list[dict[str, object]] = []
     committed: list[Event] = []
-    # One batch is one moment: its events share a time, ordered by their sequence numbers.
-    at = max(store.now_micros(), start.at)
-    when = from_micros(at)
+    # One batch is one moment: its events share a time, ordered by their sequence numbers;
+    # never before the journal's newest entry, even when the clock is (store_time.py).
+    clock = to_micros(store.now())  # the clock as it is: store_time keeps the order
+    stamped = store_time.stamp_after(conn, person, start.seq, start.at, clock)
+    store.saw_clock(store_time.behind(chain.journal_chain(person), start.at, clock))
+    at, when = stamped.at, from_micros(stamped.at)
     for new in new_events:
         seq += 1
-        body = crypto.canonical_json(dict(new.body))
+        plain = crypto.canonical_json(dict(new.body))
+        kept = dict(new.body)
+        if stamped.clock_at is not None:  # chained with the event, read by the next one
+            kept[store_time.CLOCK_KEY] = stamped.clock_at
+        body = crypto.canonical_json(kept)
         cause = new.cause
         event = Event(
             person=person,
@@ -148,7 +155,7 @@ def append(
             at=when,
             actor=new.actor,
             type=new.type,
-            body=json.loads(body),
+            body=json.loads(plain),
             cause=cause,
             has_payload=new.text is not None,
         )
@@ -233,6 +240,13 @@ def _named_notes(new_events: Sequence[NewEvent]) -> list[NoteId]:
     return named
 
 
+def _meaning(body: dict[str, Any]) -> dict[str, Any]:
+    """An event's body as its type defines it: the clock reading kept beside a time that
+    differs from it (store_time.py) is the journal's business, not the event's."""
+    body.pop(store_time.CLOCK_KEY, None)
+    return body
+
+
 def _event(r: Row[Any]) -> Event:
     cause = (
         Cause(ConversationId(r.cause_conversation), TurnId(r.cause_turn) if r.cause_turn else None)
@@ -245,7 +259,7 @@ def _event(r: Row[Any]) -> Event:
         at=from_micros(int(r.at)),
         actor=r.actor,
         type=EventType(r.type),
-        body=json.loads(r.body),
+        body=_meaning(json.loads(r.body)),
         cause=cause,
         has_payload=r.payload_hash is not None,
     )

@@ -23,7 +23,6 @@ from engram.model.errors import (
     CorruptStore,
     KeyUnavailable,
     NotAStore,
-    ReadOnlyStore,
     StoreExists,
     StoreMissing,
 )
@@ -32,11 +31,12 @@ from engram.store.checkpoint import Anchor, CheckpointFile
 from engram.store.checkpoint_anchor import Anchors
 from engram.store.crypto import KdfParams, SealBroken, Signer
 from engram.store.data_keys import DataKeys
-from engram.store.dialect import failure_kind, make_engine, sqlite_path
-from engram.store.keyring_access import KeyringAccess
+from engram.store.dialect import make_engine, sqlite_path
+from engram.store.keyring_access import KeyringAccess, KeyringFailed
 from engram.store.ledger_check import LedgerView
 from engram.store.location import checkpoint_path, describe, store_url
 from engram.store.release import ReleaseRequests, end_old_reads
+from engram.store.storage_faults import Doing, faults_of, from_database
 from engram.store.store_info import (
     PASSPHRASE_HINT,
     StoreInfo,
@@ -45,6 +45,18 @@ from engram.store.store_info import (
     read_info,
     unlock,
 )
+from engram.store.store_time import ClockBehind
+
+log = logging.getLogger(__name__)
+
+
+def _not_created(failed: KeyringFailed) -> KeyUnavailable:
+    """The keyring failed while a store was being created: nothing was."""
+    return KeyUnavailable(
+        f"Cannot create a store: {failed.what[0].lower()}{failed.what[1:]}; nothing was "
+        "created — try again, or create it with a passphrase and without the keyring."
+    )
+
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +117,8 @@ class Store(DataKeys):
         )
         self.anchors = Anchors(self.checkpoint.path, info.id, keyring)
         self._last_micros = 0
+        # Journals this store met the clock behind (store_time.py): the faces warn.
+        self.clock_behind: dict[str, ClockBehind] = {}
         # Plaintext-derived data the layers above keep for speed (decrypted logs, search
         # indexes). It lives only while this store is open: close() and every erasure this
         # store commits clear it. An erasure committed by another process reaches a held
@@ -136,7 +150,10 @@ class Store(DataKeys):
         Without `create_folders`, a missing folder is refused (the window asks first)."""
         url = store_url(location)
         access = keyring or KeyringAccess()
-        backend = access.backend_name() if use_keyring else None
+        try:
+            backend = access.usable_backend() if use_keyring else None
+        except KeyringFailed as failed:
+            raise _not_created(failed) from None
         if passphrase is None and backend is None:
             reason = (
                 "there is no usable OS keyring on this computer"
@@ -169,10 +186,10 @@ class Store(DataKeys):
             with contextlib.suppress(PermissionError):  # the sentence below names the folder
                 owner_only.make_folders(path.parent)
             file_check.check_folder_writable(path, "create")
-            # Owner-only from the first byte; SQLite gives -wal and -shm the file's mode.
-            owner_only.create_file(path)
         engine = make_engine(url)
-        if path is None and inspect(engine).has_table("store_info"):
+        with faults_of(url, "open"):
+            exists = path is None and inspect(engine).has_table("store_info")
+        if exists:
             raise StoreExists(f"A store already exists at {describe(url)}; open it instead.")
 
         clock = clock or SystemClock()
@@ -188,15 +205,33 @@ class Store(DataKeys):
             passphrase=passphrase,
             kdf=kdf,
             keyring_backend=backend,
-        )
-        with engine.connect() as connection:
-            connection = connection.execution_options(write=True)
-            with connection.begin():
-                migrate.upgrade(connection)
-                connection.execute(insert(schema.store_info).values(**info_row(info)))
-                head = ledger.append(connection, store_id, signer, None, info.created_at)
-        if backend is not None:
-            access.set(store_id, kek)
+        )  # derived before any file is made: limits it refuses leave nothing behind
+        if path is not None:
+            # Owner-only from the first byte; SQLite gives -wal and -shm the file's mode.
+            owner_only.create_file(path)
+        if backend is not None:  # before the store exists: a store whose key went nowhere
+            try:  # could never be opened
+                access.set(store_id, kek)
+            except KeyringFailed as failed:
+                if path is not None:
+                    path.unlink(missing_ok=True)  # made just above, empty
+                raise _not_created(failed) from None
+        try:
+            with faults_of(url, "write"), engine.connect() as connection:
+                connection = connection.execution_options(write=True)
+                with connection.begin():
+                    migrate.upgrade(connection)
+                    connection.execute(insert(schema.store_info).values(**info_row(info)))
+                    head = ledger.append(connection, store_id, signer, None, info.created_at)
+        except BaseException:
+            engine.dispose()
+            if backend is not None:
+                with contextlib.suppress(KeyUnavailable):
+                    access.delete(store_id)  # the key of a store that was never made
+            if path is not None:  # the files are this call's own (none was there before)
+                for made in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm"))):
+                    made.unlink(missing_ok=True)
+            raise
         store = cls(url, engine, info, kek, clock, access)
         store.anchors.use_keyring = backend is not None
         store.start_checkpoint({ledger.CHAIN: head}, set())
@@ -243,7 +278,8 @@ class Store(DataKeys):
         try:
             with self.engine.connect() as connection:
                 current = migrate.current_revision(connection)
-        except (exc.DBAPIError, CommandError):
+        except (exc.DBAPIError, CommandError) as error:
+            self._raise_fault(error, "open")
             raise CorruptStore(
                 f"The store at {where} is damaged: the record of its schema version "
                 "(alembic_version) cannot be read; restore it from a backup."
@@ -274,9 +310,7 @@ class Store(DataKeys):
                 with connection.begin():
                     migrate.upgrade(connection, record_every_row)
         except (exc.DBAPIError, CommandError) as error:
-            raised = self._failure(error) if isinstance(error, exc.DBAPIError) else None
-            if isinstance(raised, ReadOnlyStore):
-                raise raised from None
+            self._raise_fault(error, "write")
             raise CorruptStore(
                 f"The store at {where} says it has schema version {current}, but upgrading it "
                 "from there failed, so that record or its tables were changed; nothing was "
@@ -297,7 +331,7 @@ class Store(DataKeys):
 
     def remember_key(self) -> None:
         """Put the store key in this computer's OS keyring ("remember on this computer")."""
-        if self.keyring.backend_name() is None:
+        if self.keyring.usable_backend() is None:
             raise KeyUnavailable(
                 "There is no usable OS keyring on this computer, so the key cannot be "
                 "remembered; keep using the passphrase."
@@ -324,6 +358,14 @@ class Store(DataKeys):
     def now(self) -> datetime:
         """The clock's current time."""
         return self.clock.now()
+
+    def saw_clock(self, behind: ClockBehind | None) -> None:
+        """Remember (and log, once per chain) that the clock is behind a chain's newest
+        entry; None is the usual case, a clock in order."""
+        if behind is not None and behind.chain not in self.clock_behind:
+            log.warning("%s", behind.sentence())
+        if behind is not None:
+            self.clock_behind[behind.chain] = behind
 
     # ---- transactions ---------------------------------------------------------------
 
@@ -381,31 +423,27 @@ class Store(DataKeys):
             with self.engine.connect() as connection:
                 yield connection
         except exc.DBAPIError as error:
-            self._raise_failure(error)
+            self._raise_failure(error, "read")
 
-    def _raise_failure(self, error: exc.DBAPIError) -> NoReturn:
-        mapped = self._failure(error)
+    def _raise_failure(self, error: exc.DBAPIError, doing: Doing = "write") -> NoReturn:
+        mapped = self._failure(error, doing)
         if mapped is error:
             raise error
         raise mapped from None
 
-    def _failure(self, error: exc.DBAPIError) -> Exception:
-        """A database error as the sentence a person can act on (damage, read-only), or the
-        error itself when it is neither (a bug, or a busy database)."""
-        kind = failure_kind(error)
-        if kind == "damaged":
-            start = f"The store at {describe(self.url)} is damaged ({error.orig})"
-            return CorruptStore(
-                f"{start}; verify its integrity to see where, and restore it from a backup.",
-                cli_message=f"{start}; run 'engram verify' to see where, and restore it from a "
-                "backup.",
-            )
-        if kind == "read-only":
-            return ReadOnlyStore(
-                f"The store at {describe(self.url)} cannot be written (it or its folder is "
-                "read-only); nothing was written — make both writable and try again."
-            )
-        return error
+    def _failure(self, error: exc.DBAPIError, doing: Doing = "write") -> Exception:
+        """A database error as the sentence a person can act on (damage, a full disk, an
+        I/O error, a read-only file, a server that does not answer: storage_faults.py), or
+        the error itself when it is none of them (a bug, or a busy database)."""
+        return from_database(error, self.url, doing) or error
+
+    def _raise_fault(self, error: Exception, doing: Doing) -> None:
+        """Raise the fault (not damage) a database error reports, if it reports one: a
+        full disk while upgrading is no sign of a changed schema record."""
+        if isinstance(error, exc.DBAPIError):
+            mapped = from_database(error, self.url, doing)
+            if mapped is not None and not isinstance(mapped, CorruptStore):
+                raise mapped from None
 
     def touched(self, table: Table, *key: object) -> None:
         """Note that this thread's open write changed a row outside the chains; the write

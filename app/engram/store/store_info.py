@@ -14,12 +14,19 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, exc, inspect, select
 
 from engram.model.clock import Clock, to_micros
-from engram.model.errors import CorruptStore, KeyUnavailable, NotAStore, WrongPassphrase
+from engram.model.errors import (
+    CorruptStore,
+    InvalidInput,
+    KeyUnavailable,
+    NotAStore,
+    WrongPassphrase,
+)
 from engram.store import crypto, schema
-from engram.store.crypto import KdfParams, SealBroken, Signer
+from engram.store.crypto import KdfParams, KdfRefused, SealBroken, Signer
 from engram.store.dialect import sqlite_path
-from engram.store.keyring_access import KeyringAccess
+from engram.store.keyring_access import KeyringAccess, KeyringFailed
 from engram.store.location import describe
+from engram.store.storage_faults import from_database
 
 PASSPHRASE_HINT = "give the passphrase with --passphrase-env VAR"
 
@@ -81,7 +88,13 @@ def new_info(
     salt = crypto.random_salt() if passphrase is not None else None
     wrapped = None
     if passphrase is not None and salt is not None:
-        wrapping = crypto.passphrase_key(passphrase, salt, kdf)
+        try:
+            wrapping = crypto.passphrase_key(passphrase, salt, kdf)
+        except KdfRefused as refused:
+            raise InvalidInput(
+                f"Cannot protect the new store with these key-derivation limits: {refused}; "
+                "nothing was created."
+            ) from None
         wrapped = crypto.seal(wrapping, kek, _kek_aad(store_id))
     return StoreInfo(
         id=store_id,
@@ -126,7 +139,10 @@ def read_info(engine: Engine, url: str) -> StoreInfo:
             )
         with engine.connect() as connection:
             rows = connection.execute(select(schema.store_info)).mappings().all()
-    except exc.DatabaseError:
+    except exc.DBAPIError as error:
+        fault = from_database(error, url, "open")
+        if fault is not None and not isinstance(fault, CorruptStore):
+            raise fault from None  # a full disk or a server that is down is not damage
         raise CorruptStore(damaged) from None
     if len(rows) != 1:
         raise CorruptStore(damaged)
@@ -163,6 +179,36 @@ def _needs_passphrase(what_happened: str) -> KeyUnavailable:
     )
 
 
+def _wrapping_key(passphrase: str, salt: bytes, kdf: KdfParams) -> bytes:
+    """The passphrase's key, derived only within the bounds crypto.kdf_problem sets: the
+    limits come from the store file, which anyone may have written (issue 15, item 8)."""
+    problem = crypto.kdf_problem(kdf)
+    if problem is not None:
+        raise CorruptStore(
+            f"This store asks for a passphrase key derivation of {problem}, so it was not "
+            "opened and nothing was derived or changed; its record of those limits was "
+            "changed outside Engram."
+        )
+    try:
+        return crypto.passphrase_key(passphrase, salt, kdf)
+    except KdfRefused as failed:
+        raise KeyUnavailable(
+            f"Deriving the store's key from the passphrase failed ({failed}); nothing was "
+            "changed — free some memory and try again."
+        ) from None
+
+
+def _keyring_failed(failed: KeyringFailed, has_passphrase: bool) -> KeyUnavailable:
+    """The keyring's failure for this store: never advise a passphrase it does not have."""
+    if has_passphrase:
+        mend = f"{failed.fix}, or " if failed.fix else ""
+        return KeyUnavailable(str(failed), cli_message=f"{failed.what}; {mend}{PASSPHRASE_HINT}.")
+    fix = f"{failed.fix} and try again" if failed.fix else "try again once it works"
+    return KeyUnavailable(
+        f"{failed.what}; {fix} — this store has no passphrase, so only the OS keyring opens it."
+    )
+
+
 def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> bytes:
     """The store key (KEK), from the passphrase or else the OS keyring."""
     if passphrase is not None:
@@ -171,7 +217,7 @@ def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> by
                 "This store has no passphrase; it opens with the OS keyring of the computer "
                 "it was created on."
             )
-        wrapping = crypto.passphrase_key(passphrase, info.salt, info.kdf)
+        wrapping = _wrapping_key(passphrase, info.salt, info.kdf)
         try:
             return crypto.unseal(wrapping, info.kek_by_passphrase, _kek_aad(info.id))
         except SealBroken:
@@ -179,18 +225,23 @@ def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> by
                 "The passphrase does not open this store; nothing was changed, try again."
             ) from None
     has_passphrase = info.kek_by_passphrase is not None
-    backend = access.backend_name()
-    if backend is None:
-        if has_passphrase:
-            raise _needs_passphrase(
-                "There is no usable OS keyring on this computer, so the store's key cannot "
-                "be fetched from it"
+    try:
+        backend = access.usable_backend()  # finding the backend can hang too: with a timeout
+        if backend is None:
+            said = (access.unusable or "").strip().splitlines()
+            why = f" ({said[0].rstrip('.')})" if said else ""
+            if has_passphrase:
+                raise _needs_passphrase(
+                    f"There is no usable OS keyring on this computer{why}, so the store's key "
+                    "cannot be fetched from it"
+                )
+            raise KeyUnavailable(
+                f"There is no usable OS keyring on this computer{why} and this store has no "
+                "passphrase; open it on the computer where it was created."
             )
-        raise KeyUnavailable(
-            "There is no usable OS keyring on this computer and this store has no "
-            "passphrase; open it on the computer where it was created."
-        )
-    kek = access.get(info.id)
+        kek = access.get(info.id)
+    except KeyringFailed as failed:
+        raise _keyring_failed(failed, has_passphrase) from None
     if kek is None:
         if info.keyring_backend and backend != info.keyring_backend:
             changed = (
@@ -209,7 +260,11 @@ def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> by
     try:
         info.signing_seed(kek)
     except SealBroken:
-        raise _needs_passphrase(
-            "The key the OS keyring holds for this store does not open it"
+        wrong = "The key the OS keyring holds for this store does not open it"
+        if has_passphrase:
+            raise _needs_passphrase(wrong) from None
+        raise KeyUnavailable(
+            f"{wrong}, and the store has no passphrase; nothing was changed — the keyring's "
+            "entry for it was changed, or belongs to another store with its id."
         ) from None
     return kek

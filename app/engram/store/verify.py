@@ -17,9 +17,11 @@ from typing import Any
 from sqlalchemy import Connection, exc, select
 
 from engram.engine.fold import FoldError, apply_event
+from engram.model.clock import to_micros
+from engram.model.errors import UnreadableData
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
-from engram.store import chain, crypto, ledger, migrate, projection_memory, schema
+from engram.store import chain, crypto, ledger, migrate, projection_memory, schema, store_time
 from engram.store.checkpoint_check import Before, check_checkpoint, read_before
 from engram.store.conversation_log import readers_by_pseudonym
 from engram.store.conversation_log import row_header as log_row_header
@@ -432,6 +434,11 @@ def verify(
                 last_check()
             except UNREADABLE as error:
                 report.problem(f"{what}: {_unreadable(error)}")
+        try:
+            ahead = store_time.journals_ahead(conn, to_micros(store.now()))
+        except UNREADABLE:
+            ahead = []  # a journal that cannot be read is reported above
+        report.warnings.extend(behind.sentence() for behind in ahead)
     if against_checkpoint:
         _checkpoint(store, anchored, heads, report)
     return report
@@ -448,5 +455,15 @@ def _checkpoint(
     heads: dict[str, tuple[int, dict[int, bytes]]],
     report: VerifyReport,
 ) -> None:
-    for problem in check_checkpoint(store, before, heads, report.warnings):
+    try:
+        problems = check_checkpoint(store, before, heads, report.warnings)
+    except UnreadableData as error:
+        # The walk above has named the damaged chain (an erasure record that is not UTF-8,
+        # say); the comparison needs those rows too, so it is a problem, not a stop.
+        report.problem(
+            f"checkpoint: not compared with the store, as reading it stopped at damage "
+            f"({error.detail})"
+        )
+        return
+    for problem in problems:
         report.problem(problem)
