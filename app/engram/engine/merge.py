@@ -61,6 +61,12 @@ def plan_from(
     return plan(memory, read_texts(active_text_seqs(memory)), now, current_profile)
 
 
+def expired(note: Note, now: datetime) -> bool:
+    """M3: a transient note is over four hours after it was learned, whether or not the
+    maintenance pass has retired it yet (reads ask this too)."""
+    return note.durability is Durability.TRANSIENT and note.valid_from + TRANSIENT_LIFETIME <= now
+
+
 def active_text_seqs(memory: PersonMemory) -> list[int]:
     """The payloads the plan needs: the texts of every active note."""
     return [n.text_seq for n in unscoped_notes(memory) if n.is_active]
@@ -74,11 +80,7 @@ def plan(
 ) -> MaintenancePlan:
     """Decide M3, then M2 among what stays, then M1 from what remains active."""
     active = [n for n in unscoped_notes(memory) if n.is_active]
-    retire = [
-        n.id
-        for n in active
-        if n.durability is Durability.TRANSIENT and n.valid_from + TRANSIENT_LIFETIME <= now
-    ]
+    retire = [n.id for n in active if expired(n, now)]
     retiring = set(retire)
     staying = [n for n in active if n.id not in retiring]
     duplicates = _duplicates(staying, texts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from engram.engine.assembly import (
@@ -20,9 +21,11 @@ from engram.engine.assembly import (
     assemble,
     without_memory,
 )
+from engram.engine.merge import expired
 from engram.engine.ranking import rank
 from engram.engine.recall import MAX_LIMIT, RecallResult, clamp_limit, recall
 from engram.engine.scope import eligible_scopes
+from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo
 from engram.model.errors import CorruptStore, NotAllowed
 from engram.model.events import Cause, NewEvent
@@ -31,7 +34,7 @@ from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import Note
 from engram.model.scope import Audience, Kind
 from engram.runtime.conversations import audience_of, require_conversation
-from engram.store import journal, projection_notes, projection_state
+from engram.store import journal, projection_notes, projection_state, store_time
 from engram.store.errors import DatabaseError as SQLAlchemyError
 from engram.store.store import Store
 
@@ -94,7 +97,8 @@ def read_scoped(
             for kinds, limit in limits:
                 for note in projection_notes.eligible_ranked(conn, person, scopes, limit, kinds):
                     found[note.id] = note
-            notes = rank(found.values())
+            now = journal_now(store, conn, person)
+            notes = rank(note for note in found.values() if not expired(note, now))
             lines = projection_state.recent_digest(conn, person, MAX_DIGEST_LINES, scopes)
             seqs = [n.text_seq for n in notes] + [d.seq for d in lines]
             texts = journal.texts(store, conn, person, seqs)
@@ -113,6 +117,12 @@ def read_scoped(
     )
 
 
+def journal_now(store: Store, conn: Any, person: PersonId) -> datetime:
+    """Now on the person's journal's own timeline (store_time: the time maintain decides
+    expiry by), so a read and the maintenance pass agree on what is over (M3)."""
+    return from_micros(store_time.journal_stamp(conn, person, to_micros(store.now())).at)
+
+
 def read_eligible(
     store: Store, person: PersonId, audience: Audience, ids: Sequence[NoteId]
 ) -> list[TextNote]:
@@ -121,10 +131,12 @@ def read_eligible(
     (closed, private to this audience, unknown, another person's: C1) is left out."""
     scopes = eligible_scopes(audience)
     with store.read() as conn:
+        now = journal_now(store, conn, person)
         notes = [
             note
             for note_id in ids
             if (note := projection_notes.eligible_note(conn, person, scopes, note_id))
+            and not expired(note, now)
         ]
         texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
     return [TextNote(n, t) for n in notes if (t := texts.get(n.text_seq)) is not None]
