@@ -1,9 +1,9 @@
-"""Issue 16 item 4: the adapters guide's Agents SDK example runs exactly as printed, against
-an OpenAI-compatible endpoint on loopback (the real OpenAI client, a fake server)."""
+"""Issue 16 items 4 and 5: the integration guide's Agents SDK example runs exactly as
+printed, against an OpenAI-compatible endpoint on loopback (the real OpenAI client, a fake
+server)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,8 +13,7 @@ from engram.model.clock import ManualClock
 from engram.runtime.conversations import conversations_of, turns
 from engram.store.store import Store
 from tests.agents_sdk import FakeChatEndpoint
-
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "adapters.md"
+from tests.docs.guide_blocks import GUIDE, block
 
 
 @pytest.fixture
@@ -36,8 +35,7 @@ def test_the_agents_sdk_example_runs_as_printed(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_BASE_URL", endpoint.url)
     Store.create("agent.engram", clock=clock).close()  # key in the (test) OS keyring
-    (example,) = re.findall(r"```python\n(.*?)```", GUIDE.read_text("utf-8"), flags=re.S)
-    exec(compile(example, str(GUIDE), "exec"), {"__name__": "adapters_guide"})
+    exec(compile(block("agents-sdk"), str(GUIDE), "exec"), {"__name__": "adapters_guide"})
 
     assert capsys.readouterr().out == "Welcome to Grenoble!\nTry the Bastille trail.\n"
     first, second = endpoint.system_prompts()

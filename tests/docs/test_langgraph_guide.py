@@ -1,4 +1,4 @@
-"""docs/adapters-langgraph.md's code runs as printed (issue 16 item 4), so the guide
+"""The integration guide's LangGraph code runs as printed (issue 16 item 4), so the guide
 cannot drift from the adapter it describes."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,7 @@ from engram.control.notes import list_notes
 from engram.control.session import PersonSession
 from engram.model.ids import PersonId
 from engram.store.store import Store
-
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "adapters-langgraph.md"
+from tests.docs.guide_blocks import GUIDE, block
 
 
 def test_item4_the_langgraph_guide_runs_as_printed(
@@ -25,7 +23,7 @@ def test_item4_the_langgraph_guide_runs_as_printed(
     """The guide's one Python block, exactly as printed: a store, an agent, LangMem's
     tools on an EngramStore; the note it makes is Maya's, written by the agent."""
     monkeypatch.chdir(tmp_path)
-    (example,) = re.findall(r"```python\n(.*?)```", GUIDE.read_text("utf-8"), flags=re.S)
+    example = block("langgraph")
     scope: dict[str, object] = {}
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
