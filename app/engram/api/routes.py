@@ -53,6 +53,8 @@ from engram.model.ids import ConversationId
 from engram.model.notes import NoteFilter
 from engram.model.scope import Audience
 from engram.runtime import agents, api_keys, context, memory_tools
+from engram.runtime.conversations import ConversationGone
+from engram.runtime.idempotent_writes import ReusedKey
 from engram.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,8 @@ STATUS_OF: tuple[tuple[type[EngramError], int], ...] = (
     (Unauthorized, 401),
     (TooLarge, 413),
     (BodyTimeout, 408),
+    (ReusedKey, 422),
+    (ConversationGone, 410),
     (NotFound, 404),
     (Conflict, 409),  # stale revisions and state conflicts (StateConflict) alike
     (NotAllowed, 403),
