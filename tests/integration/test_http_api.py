@@ -304,8 +304,37 @@ def test_issue10_item3_openapi_documents_every_route(api: Client) -> None:
         f"{prefix}/candidates",
         f"{prefix}/candidates/{{candidate_id}}/decision",
         f"{prefix}/candidates/{{candidate_id}}/apply",
+        # issue 16 item 1: conversations, turns, tool calls and the five history tools
+        f"{prefix}/conversations",
+        f"{prefix}/conversations/{{conversation}}",
+        f"{prefix}/conversations/{{conversation}}/deletion-preview",
+        f"{prefix}/conversations/{{conversation}}/turns",
+        f"{prefix}/conversations/{{conversation}}/tool-calls",
+        f"{prefix}/conversations/{{conversation}}/find",
+        f"{prefix}/conversations/{{conversation}}/turns/{{turn_id}}",
+        f"{prefix}/conversations/{{conversation}}/tool-calls/{{call_id}}/result",
     }
     assert set(paths[f"{prefix}/items/{{item_id}}"]) == {"get", "patch", "delete"}
+    at = f"{prefix}/conversations/{{conversation}}"
+    assert set(paths[f"{prefix}/conversations"]) == {"get", "post"}
+    assert set(paths[at]) == {"get", "delete"}
+    assert set(paths[f"{at}/turns"]) == set(paths[f"{at}/tool-calls"]) == {"get", "post"}
+    tools = {
+        op["operationId"]
+        for path in paths.values()
+        for op in path.values()
+        if "history tools" in op.get("tags", [])
+    }
+    assert tools == {
+        "conversation_find",
+        "conversation_read_turn",
+        "conversation_read_tool_result",
+        "conversation_recent_turns",
+        "conversation_list_tool_calls",
+    }
+    turns = paths[f"{at}/turns"]["post"]
+    assert "Idempotency-Key" in [p["name"] for p in turns["parameters"]]
+    assert {"201", "410", "422", "503"} <= set(turns["responses"])
     assert "409" in paths[f"{prefix}/candidates/{{candidate_id}}/decision"]["post"]["responses"]
     assert "text/html" in api.http.get("/docs").headers["content-type"]
 

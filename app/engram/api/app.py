@@ -275,7 +275,10 @@ def validation_sentence(errors: Any) -> str:
     first = next(iter(errors), None)
     if first is None:
         return "The request is not valid."
-    where = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
+    loc = list(first.get("loc", ()))
+    if loc and loc[0] in ("body", "query", "path", "header"):  # where it came, not a field
+        loc = loc[1:]
+    where = [str(part) for part in loc]
     field = where[-1] if where else ""
     kind = first.get("type", "")
     if kind == "extra_forbidden":

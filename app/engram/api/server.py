@@ -13,6 +13,7 @@ import errno
 import ipaddress
 import json
 import re
+import signal
 import socket
 import sys
 from dataclasses import dataclass
@@ -33,9 +34,10 @@ MAX_HEADER_BYTES = 16 * 1024  # all request headers together
 BODY_SECONDS = 10.0  # a body that stops arriving is dropped after this long
 BACKLOG = 2048
 KEEP_ALIVE_SECONDS = 15
-# A refused body up to this size is read to its end before the answer: closing a socket
-# with unread bytes makes the kernel reset the connection, and the client may then never
-# see the 413 (the "lingering close" web servers do). Larger bodies are cut off at once.
+# A refused body up to this much over the limit is read to its end before the answer:
+# closing a socket with unread bytes makes the kernel reset the connection, and the client
+# may then never see the 413 (the "lingering close" web servers do). Larger bodies are cut
+# off at once.
 DRAIN_BYTES = 1024 * 1024
 # Turns and tool results may hold 200,000 characters, more than the usual limit allows
 # (as much as 12 bytes a character once a client escapes it in JSON, two texts a call).
@@ -110,6 +112,10 @@ def bind(listen: Listen) -> socket.socket:
         raise EngramError(
             f"Cannot listen on {listen.host}:{listen.port} ({error.strerror})."
         ) from None
+    # Accepted connections inherit TCP_NODELAY from the listening socket. Without it, a
+    # response written in two pieces (headers, then body) waits for the client's delayed
+    # ACK: about 40 ms on every keep-alive request.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.listen(BACKLOG)
     sock.set_inheritable(True)
     return sock
@@ -158,13 +164,25 @@ def run_app(app: ASGIApp, listen: Listen, what: str, path: str) -> int:
         )
     print(f"Serving {what} on {listen.scheme}://{shown}:{port}{path} (Ctrl+C stops).", flush=True)
     server = uvicorn_server(app, listen)
+    # uvicorn shuts down gracefully on SIGTERM (requests answered, the app's shutdown run),
+    # then raises the signal again; this handler turns that into a clean exit, as Ctrl+C is.
+    previous = signal.signal(signal.SIGTERM, _stopped)
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Stopped):
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
     return 0
+
+
+class Stopped(Exception):
+    """The server was asked to stop (SIGTERM), and it has."""
+
+
+def _stopped(_signal: int, _frame: Any) -> None:
+    raise Stopped
 
 
 class BodyLimit:
@@ -180,6 +198,7 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         limit = self.limit_for(scope)
+        drain = limit + DRAIN_BYTES  # a refused body up to this size is read to its end
         headers = scope.get("headers") or []
         if sum(len(k) + len(v) + 4 for k, v in headers) > MAX_HEADER_BYTES:
             sentence = f"The request headers may hold at most {MAX_HEADER_BYTES // 1024} KiB."
@@ -188,8 +207,8 @@ class BodyLimit:
         declared = dict(headers).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             status = 413 if declared.isdigit() else 400
-            if status == 413 and int(declared) <= DRAIN_BYTES:
-                await _drain(receive, DRAIN_BYTES)
+            if status == 413 and int(declared) <= drain:
+                await _drain(receive, drain)
             sentence = self._too_big(limit) if status == 413 else "Bad Content-Length."
             await _refuse(send, status, sentence)
             return
@@ -207,7 +226,7 @@ class BodyLimit:
                 seen += len(message.get("body", b""))
                 if seen > limit:
                     if message.get("more_body", False):
-                        await _drain(receive, DRAIN_BYTES - seen)
+                        await _drain(receive, drain - seen)
                     raise TooLarge(self._too_big(limit))
             return message
 

@@ -13,6 +13,7 @@ from engram.store import conversation_log, journal, pending_erasure, projection_
 from engram.store.store import Store, WriteTxn
 
 MAX_TURN_CHARS = 200_000
+TRANSCRIPT_KINDS = tuple(k for k in EntryKind if k is not EntryKind.CREATED)
 
 
 def start_conversation(
@@ -134,11 +135,7 @@ def transcript(
     (those after log position `after`, at most `limit` log entries); None where a payload
     was removed."""
     with store.read() as conn:
-        entries = [
-            e
-            for e in conversation_log.entries(conn, conversation, after, limit)
-            if e.kind is not EntryKind.CREATED
-        ]
+        entries = conversation_log.entries(conn, conversation, after, limit, TRANSCRIPT_KINDS)
         texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in entries])
     return [(entry, texts[entry.seq]) for entry in entries]
 

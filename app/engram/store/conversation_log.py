@@ -288,11 +288,18 @@ def _entry(r: Row[Any]) -> LogEntry:
 
 
 def entries(
-    conn: Connection, conversation: ConversationId, after: int = 0, limit: int | None = None
+    conn: Connection,
+    conversation: ConversationId,
+    after: int = 0,
+    limit: int | None = None,
+    kinds: Iterable[EntryKind] | None = None,
 ) -> list[LogEntry]:
     """The log in order: all of it, or only the entries after sequence number `after` (at
-    most `limit` of them: one page)."""
-    query = select(L).where(L.c.conversation == conversation, L.c.seq > after).order_by(L.c.seq)
+    most `limit` of them: one page; of these `kinds` only, when given)."""
+    query = select(L).where(L.c.conversation == conversation, L.c.seq > after)
+    if kinds is not None:
+        query = query.where(L.c.entry.in_([k.value for k in kinds]))
+    query = query.order_by(L.c.seq)
     if limit is not None:
         query = query.limit(limit)
     return [_entry(row) for row in conn.execute(query)]
