@@ -229,7 +229,7 @@ def test_issue16_item1_a_retried_turn_is_recorded_once(api: Client, store: Store
     assert elsewhere.json()["turn_id"] != first.json()["turn_id"]
     # A key that could not be a header's key is refused in one sentence.
     bad = _post(api, path, body, key="has space")
-    assert bad.status_code == 400 and "Idempotency-Key" in bad.json()["error"]
+    assert bad.status_code == 400 and "Idempotency-Key holds 1 to 200" in bad.json()["error"]
     assert _entries(store, conversation) == ["I live in Porto."]
 
 

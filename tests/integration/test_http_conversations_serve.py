@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.conftest import PASSPHRASE
 
@@ -118,6 +119,7 @@ def test_issue16_evidence_a_whole_exchange_over_http_against_engram_serve(
         print(f"\nPOST turns: median {statistics.median(times) * 1000:.1f} ms over 20")
 
 
+@pytest.mark.slow  # two server processes, each unlocking the store
 def test_issue16_W2_a_restarted_server_learns_what_the_last_run_left(
     cli: Any, store_path: Path, tmp_path: Path
 ) -> None:

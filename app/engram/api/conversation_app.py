@@ -28,8 +28,8 @@ IdempotencyKey = Annotated[
     str | None,
     Header(
         alias="Idempotency-Key",
-        max_length=MAX_KEY_CHARS,
-        pattern=rf"^[\x21-\x7e]{{1,{MAX_KEY_CHARS}}}$",
+        # Documented here, checked by the runtime, which says what a key may hold.
+        json_schema_extra={"pattern": rf"^[\x21-\x7e]{{1,{MAX_KEY_CHARS}}}$"},
         description=(
             "Any unique string (a UUID): a retry with the same key and body gets the first "
             "answer and records nothing twice; the same key with another body is a 422. "

@@ -60,8 +60,8 @@ def check_key(key: str | None) -> str | None:
     """The key as given, or a one-sentence refusal of one that could not be a key."""
     if key is not None and not _KEY.fullmatch(key):
         raise InvalidInput(
-            f"An idempotency key is 1 to {MAX_KEY_CHARS} visible ASCII characters "
-            "(a UUID, say), with no spaces."
+            f"Nothing was written: an Idempotency-Key holds 1 to {MAX_KEY_CHARS} visible "
+            "ASCII characters and no spaces — send a UUID, say."
         )
     return key
 
