@@ -17,7 +17,9 @@ runtime/. app.py maps HTTP onto them (FastAPI); nothing here knows about HTTP.
     POST   /v1/memory/agents/{agent}/memory/candidates/{id}/apply
 
 The conversation routes (…/conversations, turns, tool calls, the history tools) are in
-conversation_routes.py. Every call but health needs `Authorization: Bearer <project API key>`. The person comes
+conversation_routes.py.
+
+Every call but health needs `Authorization: Bearer <project API key>`. The person comes
 only from the trusted `X-Engram-External-User-Id` header, set by the application's server
 code — never from the body, the path or the query (C1, P3). The agent must be configured.
 """
