@@ -8,8 +8,11 @@ holds up the event loop.
 
 import logging
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
+import anyio
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -18,8 +21,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engram import __version__
 from engram.api import models
+from engram.api.conversation_app import install_conversation_routes
+from engram.api.conversation_routes import ConversationApi
 from engram.api.routes import PERSON_HEADER, Call, MemoryApi, status_of
+from engram.engine.extraction import Extractor
+from engram.engine.rule_extractor import RuleExtractor
 from engram.model.errors import EngramError
+from engram.runtime.extraction import HostPolicy
+from engram.store.errors import OperationalError, is_busy
 from engram.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -38,8 +47,10 @@ _REFUSALS: dict[int | str, dict[str, Any]] = {
         (409, "A stale revision, or the item is no longer in a state that allows it."),
         (413, "The body is too large."),
         (431, "The headers are too large."),
+        (503, "The store is busy with another writer, or cannot be written; try again."),
     )
 }
+BUSY_RETRY_SECONDS = 1
 BODY_NOT_JSON = "The request body must be a JSON object (Content-Type: application/json)."
 _PERSONISH = re.compile(r"person|user", re.IGNORECASE)
 _bearer = HTTPBearer(auto_error=False, description="A project API key from `engram keys create`.")
@@ -48,10 +59,27 @@ AgentName = Annotated[str, Path(min_length=1, max_length=120)]
 ItemId = Annotated[str, Path(min_length=1, max_length=120)]
 
 
-def build_app(store: Store) -> FastAPI:
-    """The application for one open store."""
+def build_app(
+    store: Store, *, extractor: Extractor | None = None, host: HostPolicy | None = None
+) -> FastAPI:
+    """The application for one open store; learning after committed exchanges uses
+    `extractor` (the offline rule extractor by default), unless `host` turns it off."""
     api = MemoryApi(store)
+    conversations = ConversationApi(store, extractor or RuleExtractor(), host or HostPolicy())
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:  # what an earlier run left unlearned is queued before the first request
+            await anyio.to_thread.run_sync(conversations.catch_up)
+        except Exception:  # a store that cannot be read now is said by every request
+            log.exception("could not look for learning an earlier run left pending")
+        try:
+            yield
+        finally:
+            await anyio.to_thread.run_sync(conversations.stop_learning)
+
     app = FastAPI(
+        lifespan=lifespan,
         title="Engram typed memory API",
         version=__version__,
         description=(
@@ -89,6 +117,11 @@ def build_app(store: Store) -> FastAPI:
         return api.open(actor, people, agent)
 
     Bound = Annotated[Call, Depends(call)]
+
+    def new_person_call(actor: Actor, people: People, agent: AgentName) -> Call:
+        return api.open(actor, people, agent, new_person=True)
+
+    NewPerson = Annotated[Call, Depends(new_person_call)]
 
     @app.get("/v1/health", response_model=models.Health, tags=["health"])
     def health() -> dict[str, Any]:
@@ -184,6 +217,7 @@ def build_app(store: Store) -> FastAPI:
         """Turn an approved candidate into a note."""
         return api.apply(bound, candidate_id)
 
+    install_conversation_routes(app, PREFIX, conversations, Bound, NewPerson)
     install_refusals(app)
     return app
 
@@ -213,6 +247,18 @@ def install_refusals(app: FastAPI) -> None:
             return refusal(405, f"{request.url.path} does not answer {request.method}.")
         return refusal(error.status_code, str(error.detail))
 
+    @app.exception_handler(OperationalError)
+    async def database_failed(request: Request, error: OperationalError) -> JSONResponse:
+        if is_busy(error):  # the write rolled back: nothing of it was kept
+            answer = refusal(
+                503,
+                "The store is busy with another writer; nothing was written — try again "
+                "in a moment.",
+            )
+            answer.headers["Retry-After"] = str(BUSY_RETRY_SECONDS)
+            return answer
+        return await failed(request, error)
+
     @app.exception_handler(Exception)
     async def failed(request: Request, _: Exception) -> JSONResponse:
         log.exception("the API failed on %s %s", request.method, request.url.path)
@@ -229,7 +275,10 @@ def validation_sentence(errors: Any) -> str:
     first = next(iter(errors), None)
     if first is None:
         return "The request is not valid."
-    where = [str(part) for part in first.get("loc", ()) if part not in ("body", "query")]
+    loc = list(first.get("loc", ()))
+    if loc and loc[0] in ("body", "query", "path", "header"):  # where it came, not a field
+        loc = loc[1:]
+    where = [str(part) for part in loc]
     field = where[-1] if where else ""
     kind = first.get("type", "")
     if kind == "extra_forbidden":

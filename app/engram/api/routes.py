@@ -16,6 +16,9 @@ runtime/. app.py maps HTTP onto them (FastAPI); nothing here knows about HTTP.
                                                {decision: approve|reject, revision, reason?, apply?}
     POST   /v1/memory/agents/{agent}/memory/candidates/{id}/apply
 
+The conversation routes (…/conversations, turns, tool calls, the history tools) are in
+conversation_routes.py.
+
 Every call but health needs `Authorization: Bearer <project API key>`. The person comes
 only from the trusted `X-Engram-External-User-Id` header, set by the application's server
 code — never from the body, the path or the query (C1, P3). The agent must be configured.
@@ -53,6 +56,8 @@ from engram.model.ids import ConversationId
 from engram.model.notes import NoteFilter
 from engram.model.scope import Audience
 from engram.runtime import agents, api_keys, context, memory_tools
+from engram.runtime.conversations import ConversationGone
+from engram.runtime.idempotent_writes import ReusedKey
 from engram.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -81,6 +86,8 @@ STATUS_OF: tuple[tuple[type[EngramError], int], ...] = (
     (Unauthorized, 401),
     (TooLarge, 413),
     (BodyTimeout, 408),
+    (ReusedKey, 422),
+    (ConversationGone, 410),
     (NotFound, 404),
     (Conflict, 409),  # stale revisions and state conflicts (StateConflict) alike
     (NotAllowed, 403),

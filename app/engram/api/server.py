@@ -12,11 +12,13 @@ from __future__ import annotations
 import errno
 import ipaddress
 import json
+import re
+import signal
 import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import uvicorn
@@ -24,14 +26,23 @@ import uvicorn
 from engram.api.routes import MAX_BODY_BYTES, BodyTimeout, TooLarge, status_of
 from engram.model.errors import EngramError, InvalidInput
 
+if TYPE_CHECKING:
+    from engram.engine.extraction import Extractor
+    from engram.runtime.extraction import HostPolicy
+
 MAX_HEADER_BYTES = 16 * 1024  # all request headers together
 BODY_SECONDS = 10.0  # a body that stops arriving is dropped after this long
 BACKLOG = 2048
 KEEP_ALIVE_SECONDS = 15
-# A refused body up to this size is read to its end before the answer: closing a socket
-# with unread bytes makes the kernel reset the connection, and the client may then never
-# see the 413 (the "lingering close" web servers do). Larger bodies are cut off at once.
+# A refused body up to this much over the limit is read to its end before the answer:
+# closing a socket with unread bytes makes the kernel reset the connection, and the client
+# may then never see the 413 (the "lingering close" web servers do). Larger bodies are cut
+# off at once.
 DRAIN_BYTES = 1024 * 1024
+# Turns and tool results may hold 200,000 characters, more than the usual limit allows
+# (as much as 12 bytes a character once a client escapes it in JSON, two texts a call).
+TRANSCRIPT_BODY_BYTES = 4 * 1024 * 1024
+_TRANSCRIPT_WRITE = re.compile(r"/conversations/[^/]+/(turns|tool-calls)/?$")
 
 ASGIApp = Any
 
@@ -101,6 +112,10 @@ def bind(listen: Listen) -> socket.socket:
         raise EngramError(
             f"Cannot listen on {listen.host}:{listen.port} ({error.strerror})."
         ) from None
+    # Accepted connections inherit TCP_NODELAY from the listening socket. Without it, a
+    # response written in two pieces (headers, then body) waits for the client's delayed
+    # ACK: about 40 ms on every keep-alive request.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.listen(BACKLOG)
     sock.set_inheritable(True)
     return sock
@@ -124,11 +139,16 @@ def uvicorn_server(app: ASGIApp, listen: Listen) -> uvicorn.Server:
     return uvicorn.Server(config)
 
 
-def serve_memory_api(store: Any, listen: Listen) -> int:
-    """`engram serve`: the memory API on one open store."""
+def serve_memory_api(
+    store: Any, listen: Listen, extractor: Extractor | None = None, host: HostPolicy | None = None
+) -> int:
+    """`engram serve`: the memory API on one open store, learning in the background with
+    `extractor` (the rule extractor by default) unless `host` (a HostPolicy) says not."""
     from engram.api.app import build_app
+    from engram.runtime.extraction import HostPolicy
 
-    return run_app(build_app(store), listen, "the memory API", "/v1")
+    app = build_app(store, extractor=extractor, host=host or HostPolicy())
+    return run_app(app, listen, "the memory API", "/v1")
 
 
 def run_app(app: ASGIApp, listen: Listen, what: str, path: str) -> int:
@@ -144,13 +164,25 @@ def run_app(app: ASGIApp, listen: Listen, what: str, path: str) -> int:
         )
     print(f"Serving {what} on {listen.scheme}://{shown}:{port}{path} (Ctrl+C stops).", flush=True)
     server = uvicorn_server(app, listen)
+    # uvicorn shuts down gracefully on SIGTERM (requests answered, the app's shutdown run),
+    # then raises the signal again; this handler turns that into a clean exit, as Ctrl+C is.
+    previous = signal.signal(signal.SIGTERM, _stopped)
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Stopped):
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
     return 0
+
+
+class Stopped(Exception):
+    """The server was asked to stop (SIGTERM), and it has."""
+
+
+def _stopped(_signal: int, _frame: Any) -> None:
+    raise Stopped
 
 
 class BodyLimit:
@@ -165,17 +197,20 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.limit_for(scope)
+        drain = limit + DRAIN_BYTES  # a refused body up to this size is read to its end
         headers = scope.get("headers") or []
         if sum(len(k) + len(v) + 4 for k, v in headers) > MAX_HEADER_BYTES:
             sentence = f"The request headers may hold at most {MAX_HEADER_BYTES // 1024} KiB."
             await _refuse(send, 431, sentence)
             return
         declared = dict(headers).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
             status = 413 if declared.isdigit() else 400
-            if status == 413 and int(declared) <= DRAIN_BYTES:
-                await _drain(receive, DRAIN_BYTES)
-            await _refuse(send, status, self._too_big() if status == 413 else "Bad Content-Length.")
+            if status == 413 and int(declared) <= drain:
+                await _drain(receive, drain)
+            sentence = self._too_big(limit) if status == 413 else "Bad Content-Length."
+            await _refuse(send, status, sentence)
             return
         seen = 0
         started = False
@@ -189,10 +224,10 @@ class BodyLimit:
                 raise BodyTimeout("The request body stopped arriving; send it again.") from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     if message.get("more_body", False):
-                        await _drain(receive, DRAIN_BYTES - seen)
-                    raise TooLarge(self._too_big())
+                        await _drain(receive, drain - seen)
+                    raise TooLarge(self._too_big(limit))
             return message
 
         async def watched_send(message: Any) -> None:
@@ -207,8 +242,15 @@ class BodyLimit:
                 raise
             await _refuse(send, status_of(error), str(error))
 
-    def _too_big(self) -> str:
-        return f"The request body may hold at most {self.limit // 1024} KiB."
+    def limit_for(self, scope: dict[str, Any]) -> int:
+        """The body limit of this request: larger for a turn or a tool call."""
+        if scope.get("method") == "POST" and _TRANSCRIPT_WRITE.search(scope.get("path", "")):
+            return max(self.limit, TRANSCRIPT_BODY_BYTES)
+        return self.limit
+
+    @staticmethod
+    def _too_big(limit: int) -> str:
+        return f"The request body may hold at most {limit // 1024} KiB."
 
 
 async def _drain(receive: Any, budget: int) -> None:

@@ -58,15 +58,7 @@ def register(commands: Any) -> None:
 
     p = commands.add_parser("learn", help="learn notes now from turns not analysed yet")
     p.add_argument("--person", help="only this person (default: everyone)")
-    p.add_argument(
-        "--extractor",
-        choices=["rules", "openai"],
-        default="rules",
-        help="rules: the offline rule extractor (default); openai: an OpenAI-compatible "
-        "chat endpoint (--endpoint, --model; key from ENGRAM_EXTRACTOR_API_KEY)",
-    )
-    p.add_argument("--endpoint", metavar="URL", help="e.g. http://127.0.0.1:11434/v1")
-    p.add_argument("--model", help="the model name the endpoint serves")
+    add_extractor_options(p)
     add_json_flag(p)
     p.set_defaults(handler=cmd_learn)
 
@@ -167,7 +159,21 @@ def cmd_agents_list(ctx: CommandContext) -> int:
     return 0
 
 
-def _extractor(ctx: CommandContext) -> Extractor:
+def add_extractor_options(p: Any) -> None:
+    """--extractor, --endpoint and --model: what learning asks for notes (`learn`, `serve`)."""
+    p.add_argument(
+        "--extractor",
+        choices=["rules", "openai"],
+        default="rules",
+        help="rules: the offline rule extractor (default); openai: an OpenAI-compatible "
+        "chat endpoint (--endpoint, --model; key from ENGRAM_EXTRACTOR_API_KEY)",
+    )
+    p.add_argument("--endpoint", metavar="URL", help="e.g. http://127.0.0.1:11434/v1")
+    p.add_argument("--model", help="the model name the endpoint serves")
+
+
+def chosen_extractor(ctx: CommandContext) -> Extractor:
+    """The extractor the command's options name."""
     if ctx.args.extractor == "rules":
         return RuleExtractor()
     if not ctx.args.endpoint or not ctx.args.model:
@@ -198,7 +204,7 @@ def cmd_agents_history(ctx: CommandContext) -> int:
 
 
 def cmd_learn(ctx: CommandContext) -> int:
-    extractor = _extractor(ctx)
+    extractor = chosen_extractor(ctx)
     store = ctx.store()
     persons: list[PersonId] | None = None
     with progress_bar(ctx, "Learning") as progress:

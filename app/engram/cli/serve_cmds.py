@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engram.cli.context import CommandContext
+from engram.cli.learning_cmds import add_extractor_options, chosen_extractor
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
 from engram.runtime import api_keys
+from engram.runtime.extraction import HostPolicy
 
 if TYPE_CHECKING:
     from engram.api.server import Listen
@@ -17,6 +19,13 @@ def register(commands: Any) -> None:
     """Add `serve` and `keys`."""
     p = commands.add_parser("serve", help="the typed memory API over HTTP (loopback by default)")
     add_listen_options(p, default_port=8765)
+    add_extractor_options(p)
+    p.add_argument(
+        "--no-learning",
+        action="store_true",
+        help="learn nothing in the background, whatever the agents' settings say (the host's "
+        "kill switch)",
+    )
     p.set_defaults(handler=cmd_serve)
 
     group = commands.add_parser("keys", help="project API keys for `engram serve`")
@@ -44,7 +53,9 @@ def cmd_serve(ctx: CommandContext) -> int:
     from engram.api.server import serve_memory_api  # the HTTP face loads only here
 
     listen = listen_options(ctx)
-    return serve_memory_api(ctx.store(), listen)
+    extractor = chosen_extractor(ctx)
+    host = HostPolicy(learning=not ctx.args.no_learning)
+    return serve_memory_api(ctx.store(), listen, extractor, host)
 
 
 def cmd_keys_create(ctx: CommandContext) -> int:

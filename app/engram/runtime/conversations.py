@@ -9,10 +9,11 @@ from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Sur
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
 from engram.model.ids import CallId, ConversationId, PersonId, TurnId, new_call_id, new_turn_id
 from engram.model.scope import Audience
-from engram.store import conversation_log, journal, pending_erasure
-from engram.store.store import Store
+from engram.store import conversation_log, journal, pending_erasure, projection_state
+from engram.store.store import Store, WriteTxn
 
 MAX_TURN_CHARS = 200_000
+TRANSCRIPT_KINDS = tuple(k for k in EntryKind if k is not EntryKind.CREATED)
 
 
 def start_conversation(
@@ -48,6 +49,49 @@ def no_such_conversation(conversation: ConversationId) -> NotFound:
     return NotFound(f"There is no conversation {conversation!r} in this store.")
 
 
+class ConversationGone(NotFound):
+    """A conversation the person took part in was deleted."""
+
+
+def conversation_of(
+    store: Store, person: PersonId, conversation: ConversationId
+) -> ConversationInfo:
+    """A conversation the person takes part in. One that is not theirs is refused in the
+    same words as one that does not exist, so its id reveals nothing; one of theirs that
+    was deleted says so."""
+    with store.read() as conn:
+        info = conversation_log.get(conn, conversation)
+        if info is None and conversation in projection_state.deleted_conversations(conn, person):
+            raise ConversationGone(
+                f"Conversation {conversation} was deleted; nothing more can be added to or "
+                "read from it."
+            )
+    if info is None or person not in info.participants:
+        raise NotFound(f"There is no conversation {conversation!r} for {person}.")
+    return info
+
+
+def check_turn(role: str, text: str) -> EntryKind:
+    """A turn's role as a log entry kind, once its role and size are known to be fine."""
+    if role not in (EntryKind.USER.value, EntryKind.ASSISTANT.value):
+        raise InvalidInput(f"{role!r} is not a turn role; use user or assistant.")
+    if len(text) > MAX_TURN_CHARS:
+        raise InvalidInput(
+            f"The turn is {len(text):,} characters; the most one turn may hold is "
+            f"{MAX_TURN_CHARS:,}."
+        )
+    return EntryKind(role)
+
+
+def check_speaker(info: ConversationInfo, kind: EntryKind, author: str) -> None:
+    """Only a participant speaks as the user (S3)."""
+    if kind is EntryKind.USER and author not in info.participants:
+        raise NotAllowed(
+            f"{author!r} is not a participant of conversation {info.id}; only "
+            "participants speak as the user."
+        )
+
+
 def append_turn(
     store: Store,
     conversation: ConversationId,
@@ -58,26 +102,15 @@ def append_turn(
     status: TurnStatus = TurnStatus.COMMITTED,
 ) -> TurnId:
     """Append a user or assistant turn; returns its turn id."""
-    if role not in (EntryKind.USER.value, EntryKind.ASSISTANT.value):
-        raise InvalidInput(f"{role!r} is not a turn role; use user or assistant.")
-    if len(text) > MAX_TURN_CHARS:
-        raise InvalidInput(
-            f"The turn is {len(text):,} characters; the most one turn may hold is "
-            f"{MAX_TURN_CHARS:,}."
-        )
-    info = require_conversation(store, conversation)
-    if role == EntryKind.USER.value and author not in info.participants:
-        raise NotAllowed(
-            f"{author!r} is not a participant of conversation {conversation}; only "
-            "participants speak as the user."
-        )
+    kind = check_turn(role, text)
+    check_speaker(require_conversation(store, conversation), kind, author)
     turn = new_turn_id()
     with store.write() as txn:
         conversation_log.append_entry(
             store,
             txn,
             conversation,
-            EntryKind(role),
+            kind,
             ref=turn,
             author=author,
             status=status.value,
@@ -95,15 +128,14 @@ def turns(store: Store, conversation: ConversationId) -> list[tuple[LogEntry, st
     ]
 
 
-def transcript(store: Store, conversation: ConversationId) -> list[tuple[LogEntry, str | None]]:
-    """Turns, tool calls, tool results and excision notices (with their reasons), in order;
-    None where a payload was removed."""
+def transcript(
+    store: Store, conversation: ConversationId, after: int = 0, limit: int | None = None
+) -> list[tuple[LogEntry, str | None]]:
+    """Turns, tool calls, tool results and excision notices (with their reasons), in order
+    (those after log position `after`, at most `limit` log entries); None where a payload
+    was removed."""
     with store.read() as conn:
-        entries = [
-            e
-            for e in conversation_log.entries(conn, conversation)
-            if e.kind is not EntryKind.CREATED
-        ]
+        entries = conversation_log.entries(conn, conversation, after, limit, TRANSCRIPT_KINDS)
         texts = conversation_log.entry_texts(store, conn, conversation, [e.seq for e in entries])
     return [(entry, texts[entry.seq]) for entry in entries]
 
@@ -151,6 +183,18 @@ def record_tool_call(
     status: str = "ok",
 ) -> CallId:
     """Record a tool call and its result (both sealed); returns the call id."""
+    check_tool_call(name, arguments, result)
+    require_conversation(store, conversation)
+    call = new_call_id()
+    with store.write() as txn:
+        append_tool_call(
+            store, txn, conversation, call, name, arguments, result, author=author, status=status
+        )
+    return call
+
+
+def check_tool_call(name: str, arguments: str, result: str) -> None:
+    """A tool call needs a name, and neither its arguments nor its result may be too long."""
     if not name.strip():
         raise InvalidInput("A tool call needs a tool name.")
     for text, what in ((arguments, "arguments"), (result, "result")):
@@ -158,31 +202,43 @@ def record_tool_call(
             raise InvalidInput(
                 f"The tool {what} are {len(text):,} characters; at most {MAX_TURN_CHARS:,}."
             )
-    require_conversation(store, conversation)
-    call = new_call_id()
-    with store.write() as txn:
-        conversation_log.append_entry(
-            store,
-            txn,
-            conversation,
-            EntryKind.TOOL_CALL,
-            ref=call,
-            author=author,
-            body={"name": name},
-            text=arguments,
-        )
-        conversation_log.append_entry(
-            store,
-            txn,
-            conversation,
-            EntryKind.TOOL_RESULT,
-            ref=call,
-            author=author,
-            status=status,
-            body={"name": name},
-            text=result,
-        )
-    return call
+
+
+def append_tool_call(
+    store: Store,
+    txn: WriteTxn,
+    conversation: ConversationId,
+    call: CallId,
+    name: str,
+    arguments: str,
+    result: str,
+    *,
+    author: str,
+    status: str,
+) -> LogEntry:
+    """Inside a write: the call and its result, two entries under one call id."""
+    called = conversation_log.append_entry(
+        store,
+        txn,
+        conversation,
+        EntryKind.TOOL_CALL,
+        ref=call,
+        author=author,
+        body={"name": name},
+        text=arguments,
+    )
+    conversation_log.append_entry(
+        store,
+        txn,
+        conversation,
+        EntryKind.TOOL_RESULT,
+        ref=call,
+        author=author,
+        status=status,
+        body={"name": name},
+        text=result,
+    )
+    return called
 
 
 def excise_tool_result(

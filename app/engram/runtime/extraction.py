@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -119,6 +120,15 @@ class LeftAlone:
 def _config(store: Store, conn: Any, info: ConversationInfo) -> AgentConfig | None:
     """The conversation's agent configuration; None when it has no configured agent."""
     return agent_configs.get(store, conn, info.agent) if info.agent else None
+
+
+def learning_refusal(
+    store: Store, info: ConversationInfo, host: HostPolicy = HostPolicy()
+) -> str | None:
+    """Why learning leaves this conversation alone (P2, P4, W7), or None when its
+    committed turns will be learned from."""
+    with store.read() as conn:
+        return _why_not(info, _config(store, conn, info), host)
 
 
 def _why_not(info: ConversationInfo, config: AgentConfig | None, host: HostPolicy) -> str | None:
@@ -399,12 +409,19 @@ class LearningWorker:
     """Runs extraction passes on its own thread, so a reply never waits for learning (W2).
 
     The host calls `after_turn(conversation)` once a turn has committed; the worker learns
-    for every participant of that conversation, one person at a time.
+    for every participant of that conversation, one person at a time (W5). A server calls
+    `catch_up()` when it starts, for what an earlier run left pending, and `close()` when
+    it stops: what is queued then is finished, or — past the deadline — left alone. Either
+    way nothing is lost: a pass writes its notes and its checkpoint in one transaction, so
+    a pass cut short wrote nothing and its turns are still pending for the next run.
     """
 
     def __init__(self, store: Store, extractor: Extractor, host: HostPolicy = HostPolicy()):
         self.store, self.extractor, self.host = store, extractor, host
-        self._queue: queue.Queue[tuple[PersonId, ConversationId] | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[PersonId, ConversationId | None] | None] = queue.Queue()
+        self._queued: set[tuple[PersonId, ConversationId | None]] = set()
+        self._guard = threading.Lock()
+        self._give_up_at: float | None = None
         self.reports: deque[PassReport] = deque(maxlen=REPORTS_KEPT)
         self._thread = threading.Thread(target=self._loop, name="engram-learning", daemon=True)
         self._thread.start()
@@ -412,16 +429,39 @@ class LearningWorker:
     def after_turn(self, info: ConversationInfo) -> None:
         """Queue learning for the conversation's participants; returns at once."""
         for person in info.participants:
-            self._queue.put((person, info.id))
+            self._put((person, info.id))
+
+    def catch_up(self) -> int:
+        """Queue every pass an earlier run left pending (turns committed but not analysed,
+        which the checkpoint tells apart); returns how many conversations wait."""
+        with self.store.read() as conn:
+            everyone = people.all_ids(conn)
+        waiting = 0
+        for person in everyone:
+            for work in pending(self.store, person, self.host):
+                self._put((person, work.info.id))
+                waiting += 1
+        return waiting
+
+    def _put(self, job: tuple[PersonId, ConversationId | None]) -> None:
+        with self._guard:
+            if job in self._queued:
+                return  # a pass not started yet will see this turn too
+            self._queued.add(job)
+        self._queue.put(job)
 
     def drain(self) -> None:
         """Wait until everything queued so far has been learned (for tests and shutdown)."""
         self._queue.join()
 
-    def close(self) -> None:
-        """Finish what is queued, then stop the thread."""
+    def close(self, wait_seconds: float | None = None) -> bool:
+        """Stop the thread: finish what is queued, or — after `wait_seconds` — the pass
+        under way only, leaving the rest pending. True when the thread has stopped."""
+        if wait_seconds is not None:
+            self._give_up_at = time.monotonic() + wait_seconds
         self._queue.put(None)
-        self._thread.join()
+        self._thread.join(None if wait_seconds is None else wait_seconds + 1)
+        return not self._thread.is_alive()
 
     def _loop(self) -> None:
         while True:
@@ -429,6 +469,10 @@ class LearningWorker:
             try:
                 if job is None:
                     return
+                with self._guard:
+                    self._queued.discard(job)
+                if self._give_up_at is not None and time.monotonic() > self._give_up_at:
+                    continue  # shutting down: left pending, found again by catch_up
                 person, conversation = job
                 self.reports.extend(
                     learn_person(self.store, person, self.extractor, self.host, conversation)

@@ -75,9 +75,11 @@ def create(
     surface: Surface,
     incognito: bool,
     agent: str | None,
+    conversation: ConversationId | None = None,
 ) -> ConversationInfo:
-    """Start a conversation: its key, its row, and the signed entry that fixes who reads it."""
-    conversation = new_conversation_id()
+    """Start a conversation: its key, its row, and the signed entry that fixes who reads it.
+    Its id is random unless the caller derived one (an idempotency key's)."""
+    conversation = conversation or new_conversation_id()
     people = tuple(dict.fromkeys(participants))
     store.data_key(txn.conn, conversation_key_ref(conversation), create=True)
     body = {
@@ -163,6 +165,22 @@ def append_entry(
         json.loads(body_text),
         sealed is not None,
         entry,
+    )
+
+
+def lock_log(txn: WriteTxn, conversation: ConversationId) -> None:
+    """Hold a conversation's log still for the rest of the write, so what is read now is
+    still the log's head when the write appends (appending takes the same lock again)."""
+    lock_chain(txn.conn, chain.log_chain(conversation))
+
+
+def was_erased(store: Store, conn: Connection, conversation: ConversationId) -> bool:
+    """Whether a conversation by this id was deleted (or went with an erased person): the
+    signed erasure records name every chain they removed by its keyed hash."""
+    hidden = store.hidden_name(chain.log_chain(conversation))  # hex digits only
+    E = schema.erasures
+    return (
+        conn.execute(select(E.c.seq).where(E.c.body.contains(hidden)).limit(1)).first() is not None
     )
 
 
@@ -270,11 +288,18 @@ def _entry(r: Row[Any]) -> LogEntry:
 
 
 def entries(
-    conn: Connection, conversation: ConversationId, after: int = 0, limit: int | None = None
+    conn: Connection,
+    conversation: ConversationId,
+    after: int = 0,
+    limit: int | None = None,
+    kinds: Iterable[EntryKind] | None = None,
 ) -> list[LogEntry]:
     """The log in order: all of it, or only the entries after sequence number `after` (at
-    most `limit` of them: one page)."""
-    query = select(L).where(L.c.conversation == conversation, L.c.seq > after).order_by(L.c.seq)
+    most `limit` of them: one page; of these `kinds` only, when given)."""
+    query = select(L).where(L.c.conversation == conversation, L.c.seq > after)
+    if kinds is not None:
+        query = query.where(L.c.entry.in_([k.value for k in kinds]))
+    query = query.order_by(L.c.seq)
     if limit is not None:
         query = query.limit(limit)
     return [_entry(row) for row in conn.execute(query)]
@@ -306,6 +331,14 @@ def entry_by_ref(conn: Connection, conversation: ConversationId, ref: str) -> Lo
         select(L).where(L.c.conversation == conversation, L.c.ref == ref).order_by(L.c.seq)
     ).first()
     return _entry(row) if row else None
+
+
+def entries_by_ref(conn: Connection, conversation: ConversationId, ref: str) -> list[LogEntry]:
+    """Every entry with a turn or call id (a tool call and its result share one), in order."""
+    rows = conn.execute(
+        select(L).where(L.c.conversation == conversation, L.c.ref == ref).order_by(L.c.seq)
+    )
+    return [_entry(row) for row in rows]
 
 
 def entry_texts(
