@@ -214,14 +214,20 @@ class BodyLimit:
             return
         seen = 0
         started = False
+        body_in = False
 
         async def limited_receive() -> Any:
-            nonlocal seen
+            nonlocal seen, body_in
+            if body_in:
+                # After the body, a receive only waits to hear the client leave (a stream, a
+                # slow answer): the body's timeout is not for it.
+                return await receive()
             try:
                 with anyio.fail_after(BODY_SECONDS):
                     message = await receive()
             except TimeoutError:
                 raise BodyTimeout("The request body stopped arriving; send it again.") from None
+            body_in = message["type"] != "http.request" or not message.get("more_body", False)
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:

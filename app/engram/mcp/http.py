@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engram.api.routes import BodyTimeout, MemoryApi, Unauthorized
+from engram.api.routes import MemoryApi, Unauthorized
 from engram.api.server import Listen, is_loopback
 from engram.mcp.inbound import MAX_MESSAGE_BYTES, judge
 from engram.mcp.server import build_server
@@ -26,7 +26,7 @@ def mcp_http_app(bound: Bound, listen: Listen) -> Any:
         else TransportSecuritySettings(enable_dns_rebinding_protection=False)
     )
     app = server.streamable_http_app(host=listen.host, transport_security=security)
-    return KeyCheck(BodyCheck(StreamsOutliveTheBodyTimeout(app)), MemoryApi(bound.store))
+    return KeyCheck(BodyCheck(app), MemoryApi(bound.store))
 
 
 class KeyCheck:
@@ -83,41 +83,6 @@ class BodyCheck:
             return read.pop(0) if read else await receive()
 
         await self.app(scope, replay, send)
-
-
-class StreamsOutliveTheBodyTimeout:
-    """Keep an SSE stream open past the body timeout.
-
-    The server's body limit (api/server.py, BodyLimit) bounds every `receive` by its
-    timeout, also the ones a stream makes after the body is in, to hear the client go
-    away; so a tool call slower than that (one waiting out a busy store) and the
-    standalone GET stream were cut mid-stream. Once the body is complete, a timed-out
-    wait is simply waited again: only a body that stops arriving is refused.
-    """
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        body_in = False
-
-        async def patient() -> dict[str, Any]:
-            nonlocal body_in
-            while True:
-                try:
-                    message: dict[str, Any] = await receive()
-                except BodyTimeout:
-                    if body_in:
-                        continue
-                    raise
-                if message["type"] != "http.request" or not message.get("more_body", False):
-                    body_in = True
-                return message
-
-        await self.app(scope, patient, send)
 
 
 def _is_json(scope: dict[str, Any]) -> bool:
