@@ -276,3 +276,25 @@ def test_search_all_of_a_persons_conversations_and_open_the_hit(
         panel.results.itemClicked.emit(target)
     assert panel.current() == target.data(CONVERSATION_ROLE)
     assert panel.highlight == target.data(TURN_ROLE)
+
+
+def test_issue15_item6_a_checkpoint_that_lags_after_a_saved_edit_is_said_not_failed(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    _select(qtbot, inspector, "Is vegetarian.")
+    store = inspector.controller.store
+    assert store is not None
+    checkpoint = store.checkpoint.path
+    aside = checkpoint.with_name(checkpoint.name + ".aside")
+    checkpoint.rename(aside)
+    checkpoint.mkdir()  # the checkpoint cannot be written after the commit
+    try:
+        inspector.prompts.text = "Is vegan."
+        _done(qtbot, inspector, inspector.window.edit_action.trigger)
+        shown = inspector.window.statusBar().currentMessage()
+    finally:
+        checkpoint.rmdir()
+        aside.rename(checkpoint)
+    assert "Is vegan." in note_texts(inspector)
+    assert "The change was saved, but " in shown and "checkpoint" in shown

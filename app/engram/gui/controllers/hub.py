@@ -135,7 +135,10 @@ class Hub(QObject):
             message = what(result) if callable(what) else what
             if done is not None:
                 done(result)
-            self.status(message, 10_000)
+            # The change is saved; what lagged after the commit (a checkpoint that could
+            # not be rewritten) is said beside it, never as a failure (issue 15 item 6).
+            lagging = self.store.take_warnings() if self.store is not None else []
+            self.status(" ".join([message, *lagging]), 20_000 if lagging else 10_000)
             self.changed.emit(message)
 
         return self.run(lambda _: work(), finished, on_error)
