@@ -6,6 +6,7 @@ No `from __future__ import annotations` here: FastAPI reads these routes' annota
 which name dependencies built inside `build_app`.
 """
 
+from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any
 
@@ -156,14 +157,22 @@ def install_conversation_routes(
         _replayed(response, replayed)
         return answer
 
-    @app.post(
-        f"{at}/find",
-        response_model=cm.FindAnswer,
-        tags=tools,
-        response_model_exclude_unset=True,  # the tool's own answer, key for key
-        operation_id="conversation_find",
-        responses=_GONE,
-    )
+    Handler = Callable[..., dict[str, Any]]
+
+    def history_tool(
+        route: Callable[..., Callable[[Handler], Handler]], path: str, model: Any, operation: str
+    ) -> Callable[[Handler], Handler]:
+        """A history tool's route: its own answer, key for key, under the tool's name."""
+        return route(
+            f"{at}{path}",
+            response_model=model,
+            tags=tools,
+            response_model_exclude_unset=True,
+            operation_id=operation,
+            responses=_GONE,
+        )
+
+    @history_tool(app.post, "/find", cm.FindAnswer, "conversation_find")
     def conversation_find(
         call: Bound, conversation: ConversationPath, body: cm.FindRequest
     ) -> dict[str, Any]:
@@ -171,27 +180,15 @@ def install_conversation_routes(
         or pattern (literal text or an RE2 expression, newest first) (H1, H2, H5)."""
         return ops.find(call, conversation, body)
 
-    @app.get(
-        f"{at}/turns/{{turn_id}}",
-        response_model=cm.TurnText,
-        tags=tools,
-        response_model_exclude_unset=True,  # the tool's own answer, key for key
-        operation_id="conversation_read_turn",
-        responses=_GONE,
-    )
+    @history_tool(app.get, "/turns/{turn_id}", cm.TurnText, "conversation_read_turn")
     def conversation_read_turn(
         call: Bound, conversation: ConversationPath, turn_id: RefPath
     ) -> dict[str, Any]:
         """One turn of this conversation, its middle cut when long (H3)."""
         return ops.read_turn(call, conversation, turn_id)
 
-    @app.get(
-        f"{at}/tool-calls/{{call_id}}/result",
-        response_model=cm.ToolResult,
-        tags=tools,
-        response_model_exclude_unset=True,  # the tool's own answer, key for key
-        operation_id="conversation_read_tool_result",
-        responses=_GONE,
+    @history_tool(
+        app.get, "/tool-calls/{call_id}/result", cm.ToolResult, "conversation_read_tool_result"
     )
     def conversation_read_tool_result(
         call: Bound, conversation: ConversationPath, call_id: RefPath
@@ -199,28 +196,14 @@ def install_conversation_routes(
         """What a recorded tool call returned, or a removal notice once removed (H4)."""
         return ops.read_tool_result(call, conversation, call_id)
 
-    @app.get(
-        f"{at}/turns",
-        response_model=cm.RecentTurns,
-        tags=tools,
-        response_model_exclude_unset=True,  # the tool's own answer, key for key
-        operation_id="conversation_recent_turns",
-        responses=_GONE,
-    )
+    @history_tool(app.get, "/turns", cm.RecentTurns, "conversation_recent_turns")
     def conversation_recent_turns(
         call: Bound, conversation: ConversationPath, limit: Limit = None
     ) -> dict[str, Any]:
         """The newest turns of this conversation and their ids, oldest of them first."""
         return ops.recent_turns(call, conversation, limit)
 
-    @app.get(
-        f"{at}/tool-calls",
-        response_model=cm.ToolCallList,
-        tags=tools,
-        response_model_exclude_unset=True,  # the tool's own answer, key for key
-        operation_id="conversation_list_tool_calls",
-        responses=_GONE,
-    )
+    @history_tool(app.get, "/tool-calls", cm.ToolCallList, "conversation_list_tool_calls")
     def conversation_list_tool_calls(call: Bound, conversation: ConversationPath) -> dict[str, Any]:
         """Every tool call recorded in this conversation, and whether its result remains."""
         return ops.tool_calls(call, conversation)
