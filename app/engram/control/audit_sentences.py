@@ -64,10 +64,11 @@ def _describe_undo(body: Any, first: Name, other: Name) -> str:
     undid = f"undid event {body['undoes']}"
 
     def back(name: Name) -> str:
-        restored = name(body["restored"])
-        if body["new"] == body["restored"]:  # reopened in place (issue 17 item 4)
+        restored, new = name(body["restored"]), other(body["new"])
+        # Reopened in place (issue 17 item 4), or a new version reading the same.
+        if body["new"] == body["restored"] or new == restored:
             return f"{restored} restored"
-        return f"{restored} restored as {other(body['new'])}"
+        return f"{restored} restored as {new}"
 
     match body["action"]:
         case "edit":
