@@ -32,8 +32,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield served
 
 
-def _client(server: Served, person: str, **options: object) -> EngramClient:
-    return EngramClient(server.url, key=server.key, agent="helper", person=person, **options)  # type: ignore[arg-type]
+def _client(
+    server: Served, person: str, transport: httpx.BaseTransport | None = None
+) -> EngramClient:
+    return EngramClient(
+        server.url, key=server.key, agent="helper", person=person, transport=transport
+    )
 
 
 def _until(ask: Callable[[], T], seconds: float = 15) -> T:
@@ -171,9 +175,11 @@ def test_issue16_3_an_unknown_or_foreign_conversation_is_a_404_with_the_sentence
 
 
 def test_issue16_3_a_bad_key_is_a_401_with_the_sentence(server: Served) -> None:
-    with EngramClient(server.url, key="not-a-key", agent="helper", person="ana") as memory:
-        with pytest.raises(EngramHTTPError) as refused:
-            memory.conversations()
+    with (
+        EngramClient(server.url, key="not-a-key", agent="helper", person="ana") as memory,
+        pytest.raises(EngramHTTPError) as refused,
+    ):
+        memory.conversations()
     assert refused.value.status == 401
     assert "API key" in refused.value.message
 
@@ -185,9 +191,10 @@ def test_issue16_3_an_unreachable_server_is_retried_a_bounded_number_of_times(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     started = time.monotonic()
-    with EngramClient(
-        f"http://127.0.0.1:{port}", key="k", agent="helper", person="ana", retries=2
-    ) as memory:
-        with pytest.raises(httpx.ConnectError):
-            memory.start_conversation()
+    nowhere = f"http://127.0.0.1:{port}"
+    with (
+        EngramClient(nowhere, key="k", agent="helper", person="ana", retries=2) as memory,
+        pytest.raises(httpx.ConnectError),
+    ):
+        memory.start_conversation()
     assert time.monotonic() - started < 3  # 0.2 + 0.4 s of backoff, then it gives up
