@@ -128,3 +128,23 @@ def test_adapters_are_faces_no_other_layer_imports_and_only_they_import_their_fr
             if isinstance(node, ast.ImportFrom) and node.module
         } | {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
         assert not {m for m in modules if m.startswith("engram.adapters")}, where
+
+
+def test_issue16_3_the_http_client_imports_nothing_of_the_engine() -> None:
+    """engram.client speaks HTTP only: it runs in an application that does not run Engram,
+    so it imports no other part of engram (not even api/'s models, which stand on the
+    runtime) and no server library."""
+    modules = list((APP / "client").rglob("*.py"))
+    assert modules, "engram.client is missing"
+    for path in modules:
+        imported = _imports(path)
+        tree = ast.parse(path.read_text("utf-8"))
+        named = {
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+        } | {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+        engine = {n for n in named if n.startswith("engram.") and not n.startswith("engram.client")}
+        assert engine == set(), f"{path.name} imports {engine}"
+        server = {"fastapi", "starlette", "uvicorn", "sqlalchemy", "nacl", "keyring"} & imported
+        assert server == set(), f"{path.name} imports {server}"
