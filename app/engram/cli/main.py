@@ -20,11 +20,15 @@ from engram.cli import (
 from engram.cli.context import CommandContext
 from engram.cli.output import emit_error, emit_warning
 from engram.model.errors import EngramError
-from engram.store.errors import DatabaseError
+from engram.store.errors import DatabaseError, OperationalError, is_busy
 from engram.store.location import store_url
 from engram.store.storage_faults import escaped_fault
 
 EXIT_ERROR = 1
+BUSY_MESSAGE = (
+    "The store is busy: another program kept writing to it for longer than Engram waits, "
+    "so nothing was written; try again once it is done."
+)
 EXIT_USAGE = 2
 
 
@@ -102,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 0
     except (OSError, DatabaseError) as error:
+        if isinstance(error, OperationalError) and is_busy(error):
+            # Another program held the write lock past the busy timeout; the write rolled back.
+            emit_error(BUSY_MESSAGE, context.as_json)
+            return EXIT_ERROR
         # A full disk or a server gone that no layer below named: still one true sentence.
         fault = escaped_fault(error, store_url(args.store))
         if fault is None:
