@@ -64,10 +64,7 @@ def run(
     app, window, controller = build(actor)
     controller.people.first_person = person
     window.show()
-    if store:
-        window.unlock_page.set_recent(controller.store_lock.recent_stores(), store)
-        if passphrase is not None:
-            controller.unlock(store, passphrase, False)
+    controller.store_lock.launch(store, passphrase)
     app.aboutToQuit.connect(lambda: _shutdown(window, controller))
     return int(app.exec())
 

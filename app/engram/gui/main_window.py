@@ -195,6 +195,7 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         self.open_action = self._action("&Open store…", QKeySequence.StandardKey.Open)
         self.new_store_action = self._action("&New store…", QKeySequence.StandardKey.New)
+        self.open_demo_action = self._action("Open the &demo", None)
         self.add_person_action = self._action("&Add person…", None)
         self.add_note_action = self._action("&Add note…", "Ctrl+Shift+N")
         self.lock_action = self._action("&Lock", "Ctrl+L")
@@ -220,6 +221,7 @@ class MainWindow(QMainWindow):
                 [
                     self.new_store_action,
                     self.open_action,
+                    self.open_demo_action,
                     self.lock_action,
                     self.export_action,
                     self.report_action,

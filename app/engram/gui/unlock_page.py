@@ -93,6 +93,12 @@ class UnlockPage(QWidget):
         self.welcome_open.clicked.connect(self.browse_requested.emit)
         self.welcome_create.clicked.connect(self.create_requested.emit)
         self.welcome_demo.clicked.connect(self.demo_requested.emit)
+        # Return in the Store field, or a store picked from its list, moves on to the
+        # passphrase: a passphrase typed next must never land in the clear-text path.
+        line = self.store.lineEdit()
+        assert line is not None
+        line.returnPressed.connect(self._to_passphrase)
+        self.store.activated.connect(lambda _index: self._to_passphrase())
 
     def _welcome(self) -> QWidget:
         box = QWidget()
@@ -140,6 +146,9 @@ class UnlockPage(QWidget):
             else reason
         )
 
+    def _to_passphrase(self) -> None:
+        self.passphrase.setFocus(Qt.FocusReason.OtherFocusReason)
+
     def _unlock(self) -> None:
         self.unlock_requested.emit(
             self.store.currentText().strip(), self.passphrase.text(), self.remember.isChecked()
@@ -154,6 +163,8 @@ class UnlockPage(QWidget):
         self.welcome.setHidden(bool(offered))
         self.form.setHidden(not offered)
         self.buttons.setHidden(not offered)
+        if self.isVisible():  # a store is chosen: what is typed next is its passphrase
+            (self.passphrase if offered else self.welcome_open).setFocus()
 
     def busy(self, working: bool, text: str = "") -> None:
         """Disable the form while a key is being tried."""

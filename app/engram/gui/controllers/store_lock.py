@@ -56,6 +56,7 @@ class StoreLockController(QObject):
         page.demo_requested.connect(self.open_demo)
         self.w.open_action.triggered.connect(self.browse)
         self.w.new_store_action.triggered.connect(self.new_store)
+        self.w.open_demo_action.triggered.connect(self.open_demo)  # the welcome's own path
         self.probe = KeyringProbe(hub.tasks, self)
         self.probe.changed.connect(lambda: page.set_keyring(self.probe.usable, self.probe.reason))
         page.set_keyring(None, self.probe.reason)
@@ -80,6 +81,24 @@ class StoreLockController(QObject):
         """Stores opened before, newest first."""
         value = self.settings.value("recent_stores", [])
         return [str(v) for v in (value if isinstance(value, list) else [value]) if v]
+
+    def launch(self, path: str | None, passphrase: str | None = None) -> None:
+        """What the window starts with (`engram desk [STORE]`, the desktop entry): the store
+        named, ready for its passphrase (unlocked at once when one is given). A store that
+        is not there is not offered: with nothing recent the welcome shows instead, else
+        the recent stores, under a line saying the named one is missing."""
+        page, recent = self.w.unlock_page, self.recent_stores()
+        if path and "://" not in path and not Path(path).expanduser().exists():
+            page.set_recent(recent, None)
+            if recent:
+                page.message.setText(
+                    f"There is no store at {path}; choose another store, or use File › New "
+                    "store… or File › Open the demo."
+                )
+            return
+        page.set_recent(recent, path)
+        if path and passphrase is not None:
+            self.unlock(path, passphrase, False)
 
     def browse(self) -> None:
         """Choose a store file; locks the open one, since the other needs its own key."""
@@ -110,7 +129,10 @@ class StoreLockController(QObject):
                 raise
             return Opened(store)
 
-        self.hub.tasks.run(work, self._opened, self._unlock_failed)
+        def failed(message: str) -> None:
+            self._unlock_failed(_unechoed(message, passphrase))
+
+        self.hub.tasks.run(work, self._opened, failed)
 
     # ---- a new store ---------------------------------------------------------------------
 
@@ -221,6 +243,9 @@ class StoreLockController(QObject):
         self.hub.fail(message)
 
     def _unlock_failed(self, message: str) -> None:
+        if self.hub.store is not None:  # File › Open the demo from an open store: it stays
+            self.hub.fail(message)
+            return
         self.w.unlock_page.reset(message)
         self.failed.emit(message)
 
@@ -279,6 +304,18 @@ def _existing(folder: Path) -> Path:
     while not folder.is_dir() and folder != folder.parent:
         folder = folder.parent
     return folder
+
+
+def _unechoed(message: str, passphrase: str) -> str:
+    """`message`, unless it would show what was typed as the passphrase (a passphrase typed
+    into the Store field too, say, becomes the path an error names)."""
+    if passphrase and passphrase in message:
+        return (
+            "The store could not be opened, and the reason is not shown because it would "
+            "repeat the passphrase; check the Store field (or choose the file with Browse…) "
+            "and type the passphrase again."
+        )
+    return message
 
 
 def _lower(error: Exception) -> str:
