@@ -299,5 +299,10 @@ class ShortcutsDialog(QDialog):
 
 
 def documents_folder() -> str:
-    """The user's documents folder (where exports are offered first)."""
-    return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    """The user's documents folder (where exports are offered first), or the home folder
+    when there is none: a save dialog told to start in a missing folder opens in the
+    working directory instead, which may be anywhere (a checkout, /)."""
+    documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    if documents and Path(documents).is_dir():
+        return documents
+    return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.HomeLocation)

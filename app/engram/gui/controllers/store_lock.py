@@ -64,7 +64,7 @@ class StoreLockController(QObject):
         self.w.quit_action.triggered.connect(self.quit)
         self.w.closing.connect(lambda: self.lock("Closed."))
         idle.idle.connect(
-            lambda: self.lock(f"Locked after {idle.seconds / 60:g} minutes without activity.")
+            lambda: self.lock(f"Locked after {_minutes(idle.seconds)} without activity.")
         )
         page.set_recent(self.recent_stores(), None)
         self.w.show_inspector(False)
@@ -279,6 +279,11 @@ def _existing(folder: Path) -> Path:
     while not folder.is_dir() and folder != folder.parent:
         folder = folder.parent
     return folder
+
+
+def _minutes(seconds: float) -> str:
+    minutes = seconds / 60  # may be a fraction ("0.5 minutes")
+    return f"{minutes:g} minute{'' if minutes == 1 else 's'}"
 
 
 def _lower(error: Exception) -> str:
