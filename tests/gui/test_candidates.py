@@ -68,7 +68,7 @@ def test_W1_learn_from_new_turns_from_the_person_menu(
     unlock(qtbot, inspector, demo_path)
     with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT) as got:
         inspector.window.learn_action.trigger()
-    assert "1 candidate(s) to review" in got.args[0]
+    assert "1 candidate to review" in got.args[0]
     wait_idle(qtbot, inspector)
     with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT) as again:
         inspector.window.learn_action.trigger()

@@ -60,7 +60,7 @@ def test_issue8_item20_C4_deleted_conversations_appear_in_the_erasure_status(dem
     [deleted] = report.deleted_conversations
     assert deleted.notes_closed == 1 and deleted.rows_deleted and deleted.rows_deleted > 0
     assert report.notes_without_text == 1
-    assert "1 of their conversations were deleted" in report.erasure_sentence
+    assert "1 of their conversations was deleted" in report.erasure_sentence
     phone = next(n for n in report.notes if n.view.text is None)
     [source] = phone.sources
     assert source.startswith("a conversation since deleted, ")

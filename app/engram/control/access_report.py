@@ -18,6 +18,7 @@ from engram.control import notes as memory_control
 from engram.control.forensics import audit_log, verify_store
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
+from engram.control.wording import counted, verb
 from engram.model.conversation import ConversationInfo, EntryKind
 from engram.model.events import EventType
 from engram.model.ids import ConversationId, NoteId, PersonId
@@ -98,7 +99,7 @@ class AccessReport:
                 f"Verified: all {self.verify_entries:,} entries of the store's chains and "
                 "signatures check out, and the notes equal a replay of the journal."
             )
-        return f"Verify found {len(self.verify_problems)} problem(s); see below."
+        return f"Verify found {counted(len(self.verify_problems), 'problem')}; see below."
 
     @property
     def erasure_sentence(self) -> str:
@@ -108,9 +109,10 @@ class AccessReport:
         if not gone:
             return head
         return (
-            f"{head} {gone} of their conversations were deleted: their text and keys are "
-            f"destroyed, and {self.notes_without_text} notes that came from them no longer "
-            "have readable text."
+            f"{head} {gone} of their conversations {verb(gone, 'was', 'were')} deleted: their "
+            f"text and keys are destroyed, and {counted(self.notes_without_text, 'note')} "
+            f"that came from them no longer {verb(self.notes_without_text, 'has', 'have')} "
+            "readable text."
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engram.control.wording import counted
 from engram.model.events import Event, EventType
 
 Name = Callable[[str], str]
@@ -39,11 +40,11 @@ def describe(event: Event, first: Name = lambda n: f"note {n}", other: Name = st
         case EventType.DUPLICATE_REMOVED:
             return f"removed {first(body['note'])}, a duplicate of {other(body['kept'])}"
         case EventType.MERGED:
-            return f"{len(body['merged'])} notes merged into {other(body['into'])}"
+            return f"{counted(len(body['merged']), 'note')} merged into {other(body['into'])}"
         case EventType.CONVERSATION_DELETED:
             return (
                 f"conversation {body['conversation']} deleted: "
-                f"{len(body.get('closed', []))} notes closed"
+                f"{counted(len(body.get('closed', [])), 'note')} closed"
             )
         case EventType.REOPENED:
             return (
@@ -51,7 +52,7 @@ def describe(event: Event, first: Name = lambda n: f"note {n}", other: Name = st
                 "it, went"
             )
         case EventType.ITEM_USED:
-            return f"{len(body['notes'])} notes used via {body.get('via', 'assembly')}"
+            return f"{counted(len(body['notes']), 'note')} used via {body.get('via', 'assembly')}"
         case EventType.UNDONE:
             return _describe_undo(body, first, other)
         case EventType.EXPORTED:

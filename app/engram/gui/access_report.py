@@ -21,6 +21,7 @@ from engram.control.access_report import AccessReport, ReportNote, gather
 from engram.control.export_record import publish_recorded
 from engram.control.private_file import PrivateFile
 from engram.control.session import PersonSession
+from engram.control.wording import counted, verb
 from engram.gui.theme import SCOPE_MEANING
 from engram.model.notes import NoteStatus
 from engram.model.progress import Progress
@@ -109,10 +110,12 @@ def report_html(report: AccessReport) -> str:
         f'<p class="meta">Access report made {_e(minute(report.generated_at))} by '
         f"{_e(report.generated_by)} · store {_e(report.store_id)}</p>",
         "<h2>Summary</h2><p>",
-        f"{len(holding)} notes hold now and {len(closed)} earlier or closed notes are kept; "
-        f"{len(report.conversations)} conversations; {len(report.candidates)} suggested notes "
-        f"(candidates); {len(report.audit)} entries in the audit log. Notes were put into a "
-        f"turn or a tool's answer {report.usage_events} times.</p>",
+        f"{counted(len(holding), 'note')} {verb(len(holding), 'holds', 'hold')} now and "
+        f"{counted(len(closed), 'earlier or closed note')} {verb(len(closed), 'is', 'are')} "
+        f"kept; {counted(len(report.conversations), 'conversation')}; "
+        f"{counted(len(report.candidates), 'suggested note')} (candidates); "
+        f"{counted(len(report.audit), 'entry', 'entries')} in the audit log. Notes were put "
+        f"into a turn or a tool's answer {counted(report.usage_events, 'time')}.</p>",
         f'<p class="{verify_class}">{_e(report.verify_sentence)}</p>',
         f"<p>{_e(report.erasure_sentence)}</p>",
         "<h2>Notes that hold now</h2>",

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.control.wording import counted
 from engram.gui.notes_model import day
 
 COLUMNS = ("When", "Actor", "Action", "Cause")
@@ -138,7 +139,7 @@ class AuditPanel(QWidget):
         self.span.setText(
             f"The newest {len(rows)} entries (from entry {first}); Export gives the whole journal."
             if first > 1
-            else f"All {len(rows)} journal entries."
+            else f"All {counted(len(rows), 'journal entry', 'journal entries')}."
         )
         self.model.set_rows(rows)
         if rows:

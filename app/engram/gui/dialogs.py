@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -195,10 +194,23 @@ class QuestionDialog(QDialog):
 
 
 class ReportDialog(QDialog):
-    """A long result in full (an erasure summary, verify problems), with Copy and Save."""
+    """A long result in full (an erasure summary, verify problems), with Copy and Save.
 
-    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
+    Save… asks where through `ask_path` (the prompt host's save dialog, so a lock closes
+    it like every other dialog) and says a failed write through `fail`."""
+
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        parent: QWidget | None = None,
+        *,
+        ask_path: Callable[[str], str | None],
+        fail: Callable[[str], None],
+    ) -> None:
         super().__init__(parent)
+        self._ask_path = ask_path
+        self._fail = fail
         self.setWindowTitle(title)
         self.setMinimumWidth(DIALOG_WIDTH + 120)
         layout = QVBoxLayout(self)
@@ -233,12 +245,15 @@ class ReportDialog(QDialog):
             clipboard.setText(self.text.toPlainText())
 
     def _save(self) -> None:
-        start = str(Path(documents_folder()) / (self.windowTitle().replace(" ", "-") + ".txt"))
-        dialog = QFileDialog(self, "Save report", start, "Text (*.txt)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setDefaultSuffix("txt")
-        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.selectedFiles():
-            self.save_to(dialog.selectedFiles()[0])
+        path = self._ask_path(self.windowTitle().replace(" ", "-") + ".txt")
+        if not path:  # cancelled, or closed by a lock: nothing is written
+            return
+        try:
+            self.save_to(path)
+        except OSError as error:
+            self._fail(
+                f"The report was not saved to {path} ({error.strerror}); choose another folder."
+            )
 
     def save_to(self, path: str) -> None:
         """Write the report, readable by its owner only."""
@@ -284,5 +299,10 @@ class ShortcutsDialog(QDialog):
 
 
 def documents_folder() -> str:
-    """The user's documents folder (where exports are offered first)."""
-    return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    """The user's documents folder (where exports are offered first), or the home folder
+    when there is none: a save dialog told to start in a missing folder opens in the
+    working directory instead, which may be anywhere (a checkout, /)."""
+    documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    if documents and Path(documents).is_dir():
+        return documents
+    return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.HomeLocation)

@@ -202,7 +202,9 @@ class MainWindow(QMainWindow):
         self.export_action = self._action("&Export person…", "Ctrl+E")
         self.report_action = self._action("Save access &report…", "Ctrl+Shift+R")
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
-        self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit)
+        # Spelled out: the platform's Quit binding is empty on Windows and offscreen, and
+        # Ctrl+Q must quit (locking first) from anywhere, every dialog included.
+        self.quit_action = self._action("&Quit", "Ctrl+Q")
         self.edit_action = self._action("&Edit text…", "F2")
         self.scope_action = self._action("Change &scope…", "Ctrl+Shift+S")
         self.delete_action = self._action("&Delete note…", QKeySequence.StandardKey.Delete)

@@ -4,7 +4,9 @@ Controllers ask through a `PromptHost`; tests swap in their own answers. The rea
 `Prompts`, shows every modal dialog itself and keeps track of the open ones, so a lock can
 close them all at once (`close_all`, KeePassXC's rule: nothing decrypted stays on screen);
 a dialog closed that way answers "cancelled" whatever was typed or clicked. Lock and Quit
-stay reachable from inside every dialog. The dialogs themselves are in `gui/dialogs.py`.
+stay reachable from inside every dialog. A dialog opened from a dialog (a report's Save…)
+asks through this host too, and sits above the one that opened it. The dialogs themselves
+are in `gui/dialogs.py`; none of them opens another dialog on its own.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from engram.gui.turn_sight_dialog import TurnSightDialog
 from engram.model.scope import Scope
 
 T = TypeVar("T")
-FILE_TYPES = {"json": "JSON", "pdf": "PDF documents"}
+FILE_TYPES = {"json": "JSON", "pdf": "PDF documents", "txt": "Text"}
 STORE_FILTER = "Engram stores (*.engram);;All files (*)"
 
 
@@ -97,6 +99,12 @@ class Prompts:
             dialog.deleteLater()  # what it showed goes with it
         return result
 
+    def _top(self) -> QWidget:
+        """The parent of a new dialog: the one open above the window, if any (a Save…
+        opened from a report sits over the report, and under a window manager stays in
+        front of it)."""
+        return self._open[-1] if self._open else self.parent
+
     def _show(self, box: QMessageBox) -> None:
         self._ask(box, lambda: None)
 
@@ -112,12 +120,12 @@ class Prompts:
 
     def edit_text(self, current: str) -> str | None:
         """Ask for a note's new text."""
-        dialog = EditTextDialog(current, self.parent)
+        dialog = EditTextDialog(current, self._top())
         return self._ask(dialog, dialog.field.toPlainText)
 
     def choose_scope(self, current: Scope, text: str) -> Scope | None:
         """Ask for a new scope for the note showing `text` (the dialog quotes it)."""
-        dialog = QInputDialog(self.parent)
+        dialog = QInputDialog(self._top())
         dialog.setWindowTitle("Change scope")
         dialog.setLabelText(f"“{text}”\n\nWho may this note reach?")
         for label in dialog.findChildren(QLabel):  # a note's words are never markup
@@ -130,18 +138,18 @@ class Prompts:
 
     def delete_reason(self, text: str) -> str | None:
         """Confirm deleting the note showing `text`, with an optional reason ('' is fine)."""
-        dialog = DeleteNoteDialog(text, self.parent)
+        dialog = DeleteNoteDialog(text, self._top())
         return self._ask(dialog, lambda: dialog.reason.text().strip())
 
     def typed_confirm(
         self, title: str, explanation_html: str, expected: str, action: str
     ) -> str | None:
         """Typed confirmation for destructive actions; returns what was typed."""
-        dialog = TypedConfirmDialog(title, explanation_html, expected, action, self.parent)
+        dialog = TypedConfirmDialog(title, explanation_html, expected, action, self._top())
         return self._ask(dialog, dialog.typed)
 
     def _reason(self, title: str, label: str) -> str | None:
-        dialog = QInputDialog(self.parent)
+        dialog = QInputDialog(self._top())
         dialog.setWindowTitle(title)
         dialog.setLabelText(label)
         dialog.setInputMode(QInputDialog.InputMode.TextInput)
@@ -161,7 +169,7 @@ class Prompts:
 
     def actor_id(self, person: str, one_person_store: bool) -> str | None:
         """Ask who is acting before opening `person`'s memory."""
-        dialog = ActorDialog(person, one_person_store, self.parent)
+        dialog = ActorDialog(person, one_person_store, self._top())
         return self._ask(dialog, dialog.accepted_id)
 
     def save_path(self, suggested: str, caption: str) -> str | None:
@@ -170,7 +178,7 @@ class Prompts:
         start = str(Path(documents_folder()) / suggested)
         suffix = Path(suggested).suffix.lstrip(".") or "json"
         kind = FILE_TYPES.get(suffix, f"{suffix.upper()} files")
-        dialog = QFileDialog(self.parent, caption, start, f"{kind} (*.{suffix})")
+        dialog = QFileDialog(self._top(), caption, start, f"{kind} (*.{suffix})")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
         dialog.setDefaultSuffix(suffix)
@@ -179,21 +187,21 @@ class Prompts:
     def open_path(self, folder: str = "") -> str | None:
         """Which store to open (starting in `folder`, where stores live)."""
         dialog = QFileDialog(
-            self.parent, "Open store", folder, "Engram stores (*.engram);;All files (*)"
+            self._top(), "Open store", folder, "Engram stores (*.engram);;All files (*)"
         )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
 
     def show_turn_sight(self, sight: TurnSight) -> str | None:
         """Show what a turn got from memory; the id of a note the person chose to see."""
-        dialog = TurnSightDialog(sight, self.parent)
+        dialog = TurnSightDialog(sight, self._top())
         return self._ask(dialog, lambda: dialog.chosen)
 
     def new_store_path(self, folder: str) -> str | None:
         """Where a new store goes: a save dialog that opens in `folder` (the data folder).
         An existing file is not overwritten: creating refuses it in one sentence."""
         dialog = QFileDialog(
-            self.parent, "New store", str(Path(folder) / "my-store.engram"), STORE_FILTER
+            self._top(), "New store", str(Path(folder) / "my-store.engram"), STORE_FILTER
         )
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
@@ -203,32 +211,39 @@ class Prompts:
 
     def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None:
         """The new store's passphrase (twice) and whether to remember its key here."""
-        dialog = NewStoreDialog(path, probe, self.parent)
+        dialog = NewStoreDialog(path, probe, self._top())
         return self._ask(dialog, dialog.secret)
 
     def question(self, title: str, text: str, yes: str) -> bool:
         """A yes-or-no question whose default is no; True only for `yes`."""
-        dialog = QuestionDialog(title, text, yes, self.parent)
+        dialog = QuestionDialog(title, text, yes, self._top())
         return bool(self._ask(dialog, lambda: True))
 
     def person_to_add(self) -> str | None:
         """The id of a person to add."""
-        dialog = AddPersonDialog(self.parent)
+        dialog = AddPersonDialog(self._top())
         return self._ask(dialog, dialog.accepted_id)
 
     def note_to_add(self, sources: Sequence[SourceChoice]) -> NoteToAdd | None:
         """A new note: text, kind, scope, optionally the conversation it comes from."""
-        dialog = AddNoteDialog(sources, self.parent)
+        dialog = AddNoteDialog(sources, self._top())
         return self._ask(dialog, dialog.note)
 
     def show_report(self, title: str, text: str) -> None:
         """Show a long result in full (erasure summary, verify problems), with Copy and
         Save."""
-        self._ask(ReportDialog(title, text, self.parent), lambda: None)
+        dialog = ReportDialog(
+            title,
+            text,
+            self._top(),
+            ask_path=lambda suggested: self.save_path(suggested, "Save report"),
+            fail=self.error,
+        )
+        self._ask(dialog, lambda: None)
 
     def show_about(self, html: str, icon: QPixmap) -> None:
         """Help > About."""
-        box = QMessageBox(self.parent)
+        box = QMessageBox(self._top())
         box.setWindowTitle("About Engram")
         box.setText(html)
         box.setIconPixmap(icon)
@@ -237,14 +252,14 @@ class Prompts:
 
     def show_shortcuts(self, rows: Sequence[tuple[str, str]]) -> None:
         """Help > Keyboard shortcuts."""
-        self._ask(ShortcutsDialog(rows, self.parent), lambda: None)
+        self._ask(ShortcutsDialog(rows, self._top()), lambda: None)
 
     def inform(self, title: str, text: str) -> None:
         """Say something worth stopping for (where an unencrypted file went)."""
-        box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=self.parent)
+        box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=self._top())
         self._show(box)
 
     def error(self, message: str) -> None:
         """Show an error sentence."""
-        box = QMessageBox(QMessageBox.Icon.Warning, "Engram", message, parent=self.parent)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Engram", message, parent=self._top())
         self._show(box)

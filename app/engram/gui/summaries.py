@@ -5,24 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from engram.control.erase import how_checked
+from engram.control.wording import counted, verb
 
+# Each table's rows in words, as (one, many).
 TABLE_WORDS = {
-    "notes": "notes",
-    "note_texts": "note texts",
-    "journal": "journal entries",
-    "digest": "digest lines",
-    "usage": "usage records",
-    "candidates": "candidates",
-    "log_payloads": "conversation turns",
-    "conversation_log": "conversation log entries",
-    "keys": "keys",
-    "persons": "person records",
-    "projection": "note rows",
+    "notes": ("note", "notes"),
+    "note_texts": ("note text", "note texts"),
+    "journal": ("journal entry", "journal entries"),
+    "digest": ("digest line", "digest lines"),
+    "usage": ("usage record", "usage records"),
+    "candidates": ("candidate", "candidates"),
+    "log_payloads": ("conversation turn", "conversation turns"),
+    "conversation_log": ("conversation log entry", "conversation log entries"),
+    "keys": ("key", "keys"),
+    "persons": ("person record", "person records"),
+    "projection": ("note row", "note rows"),
 }
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count != 1 else f"1 {word.removesuffix('s')}"
+def _rows(table: str, count: int) -> str:
+    words = table.replace("_", " ")
+    one, many = TABLE_WORDS.get(table, (words, words))
+    return counted(count, one, many)
 
 
 def erasure_summary(report: dict[str, Any]) -> str:
@@ -34,11 +38,7 @@ def erasure_summary(report: dict[str, Any]) -> str:
     keys = report.get("keys_destroyed") or []
     lines.append(f"Keys destroyed: {len(keys)} — nothing they protected can be decrypted again.")
     rows: dict[str, int] = report.get("rows_deleted") or {}
-    detail = ", ".join(
-        f"{count} {TABLE_WORDS.get(table, table.replace('_', ' '))}"
-        for table, count in sorted(rows.items())
-        if count
-    )
+    detail = ", ".join(_rows(table, count) for table, count in sorted(rows.items()) if count)
     lines.append(f"Rows deleted: {sum(rows.values())}" + (f" ({detail})." if detail else "."))
     lines.append(
         f"Conversations deleted: {report.get('conversations_deleted', 0)}; "
@@ -50,7 +50,7 @@ def erasure_summary(report: dict[str, Any]) -> str:
     if scanned:
         lines.append(
             f"Files scanned: {', '.join(scanned)} — looked for "
-            f"{_plural(int(scan.get('looked_for') or 0), 'pieces')} of erased ciphertext, "
+            f"{counted(int(scan.get('looked_for') or 0), 'piece')} of erased ciphertext, "
             f"found {found}."
         )
         lines.append(f"How it was checked: {how_checked(report)}.")
@@ -66,8 +66,9 @@ def erasure_summary(report: dict[str, Any]) -> str:
     lines.append("")
     if report.get("readable_remains") or found:
         lines.append(
-            f"Result: the erasure did NOT fully hold. {_plural(found, 'traces')} of erased "
-            "ciphertext are still in the store's files. Their keys are destroyed, but the "
+            f"Result: the erasure did NOT fully hold. {counted(found, 'trace')} of erased "
+            f"ciphertext {verb(found, 'is', 'are')} still in the store's files. Their keys are "
+            "destroyed, but the "
             "bytes remain: close every other program that has this store open, then erase "
             "again or copy the store to a new file."
         )

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 
 from engram.control import forensics
+from engram.control.wording import counted
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import Task, TaskContext
@@ -75,7 +76,8 @@ class AuditController(PanelController):
             if report.cancelled:
                 text, badge = "Verify was cancelled.", NOT_CHECKED
             elif report.ok:
-                text = f"Intact: {report.chains} chains, {report.entries} entries checked."
+                entries = counted(report.entries, "entry", "entries")
+                text = f"Intact: {counted(report.chains, 'chain')}, {entries} checked."
                 badge = "integrity: ✔ verified"
             else:
                 text = "Problems found:\n" + "\n".join(report.problems)

@@ -11,6 +11,7 @@ from PySide6.QtCore import Signal
 from engram.control import conversations as conversation_control
 from engram.control import turn_block
 from engram.control.turn_block import TurnSight
+from engram.control.wording import counted, verb
 from engram.engine.history_search import NO_MATCH_HINT
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
@@ -291,7 +292,8 @@ def cascade_html(preview: conversation_control.ConversationDeletion) -> str:
         )
 
     others = (
-        f"<p>And {preview.others_closing} notes about other participants close.</p>"
+        f"<p>And {counted(preview.others_closing, 'note')} about other participants "
+        f"{verb(preview.others_closing, 'closes', 'close')}.</p>"
         if preview.others_closing
         else ""
     )

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QListWidgetItem
 
 from engram.control.persons import PersonSummary, list_persons
 from engram.control.session import PersonSession
+from engram.control.wording import counted
 from engram.gui.controllers.hub import Hub
 from engram.gui.main_window import APP_NAME
 from engram.gui.tasks import TaskContext
@@ -82,13 +83,13 @@ class PeopleController(QObject):
         listing.clear()
         for person in people:
             # One line each: a narrow list wraps between them, never inside "7 chats".
-            chats = f"{person.conversations} chat{'s' if person.conversations != 1 else ''}"
+            chats = counted(person.conversations, "chat")
             item = QListWidgetItem(
                 f"{person.id}\n{person.active_notes} active of {person.all_notes}\n{chats}"
             )
             item.setToolTip(
-                f"{person.active_notes} active notes, {person.all_notes} in all, "
-                f"{person.conversations} conversations"
+                f"{counted(person.active_notes, 'active note')}, {person.all_notes} in all, "
+                f"{counted(person.conversations, 'conversation')}"
             )
             item.setData(PERSON_ROLE, person.id)
             listing.addItem(item)

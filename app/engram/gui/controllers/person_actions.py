@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engram.control import erase, forensics
 from engram.control.private_file import NOT_ENCRYPTED
+from engram.control.wording import counted
 from engram.engine.rule_extractor import RuleExtractor
 from engram.gui import access_report
 from engram.gui.controllers.hub import Hub
@@ -203,8 +204,8 @@ def _learned(reports: list[extraction.PassReport]) -> str:
     applied = sum(len(r.applied) for r in reports)
     suggested = sum(len(r.suggested) for r in reports)
     message = (
-        f"Learned from {sum(len(r.turns) for r in reports)} turn(s): "
-        f"{applied} note(s) written, {suggested} candidate(s) to review."
+        f"Learned from {counted(sum(len(r.turns) for r in reports), 'turn')}: "
+        f"{counted(applied, 'note')} written, {counted(suggested, 'candidate')} to review."
     )
     failed = [r.error for r in reports if r.error]
     if failed:

@@ -65,7 +65,7 @@ class StoreLockController(QObject):
         self.w.quit_action.triggered.connect(self.quit)
         self.w.closing.connect(lambda: self.lock("Closed."))
         idle.idle.connect(
-            lambda: self.lock(f"Locked after {idle.seconds / 60:g} minutes without activity.")
+            lambda: self.lock(f"Locked after {_minutes(idle.seconds)} without activity.")
         )
         page.set_recent(self.recent_stores(), None)
         self.w.show_inspector(False)
@@ -316,6 +316,11 @@ def _unechoed(message: str, passphrase: str) -> str:
             "and type the passphrase again."
         )
     return message
+
+
+def _minutes(seconds: float) -> str:
+    minutes = seconds / 60  # may be a fraction ("0.5 minutes")
+    return f"{minutes:g} minute{'' if minutes == 1 else 's'}"
 
 
 def _lower(error: Exception) -> str:
