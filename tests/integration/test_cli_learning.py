@@ -149,4 +149,4 @@ def test_P4_learn_with_no_agent_configured_says_why_nothing_was_learned(
     assert cli("agents", "set", "ghost", "--config", str(config)).code == 0
     text = cli("learn", "--person", "ana")
     assert text.code == 0 and "learning is off for agent 'ghost'" in text.out
-    assert f"ana in {unknown}: 1 turn(s) left alone" in text.out
+    assert f"ana in {unknown}: 1 turn left alone" in text.out

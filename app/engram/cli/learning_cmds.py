@@ -12,6 +12,7 @@ from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
 from engram.cli.progress import progress_bar
 from engram.control import candidates
+from engram.control.wording import counted, verb
 from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
 from engram.model.clock import parse_time
@@ -229,19 +230,22 @@ def cmd_learn(ctx: CommandContext) -> int:
         if message:
             emit_line(message)
         for a in alone:
-            emit_line(f"{a.person} in {a.conversation}: {a.turns} turn(s) left alone: {a.reason}")
+            emit_line(
+                f"{a.person} in {a.conversation}: {counted(a.turns, 'turn')} left alone: {a.reason}"
+            )
         for r in reports:
             outcome = (
                 r.error
                 or r.skipped
                 or (
-                    f"{len(r.turns)} turn(s): {len(r.applied)} note(s) written, "
-                    f"{len(r.suggested)} candidate(s) to review"
+                    f"{counted(len(r.turns), 'turn')}: {counted(len(r.applied), 'note')} "
+                    f"written, {counted(len(r.suggested), 'candidate')} to review"
                 )
             )
             emit_line(f"{r.person} in {r.conversation}: {outcome}")
     if failed:
-        print(f"engram: {len(failed)} pass(es) failed; first: {failed[0].error}", file=sys.stderr)
+        passes = counted(len(failed), "pass", "passes")
+        print(f"engram: {passes} failed; first: {failed[0].error}", file=sys.stderr)
         return 1
     return 0
 
@@ -251,7 +255,8 @@ def _nothing_learned(alone: list[extraction.LeftAlone]) -> str:
     if not alone:
         return "Nothing to learn: every committed turn has been analysed already."
     return (
-        f"Nothing to learn: {len(alone)} conversation(s) have turns not analysed yet, and "
+        f"Nothing to learn: {counted(len(alone), 'conversation')} "
+        f"{verb(len(alone), 'has', 'have')} turns not analysed yet, and "
         "learning leaves each of them alone for the reason given."
     )
 
@@ -268,8 +273,9 @@ def cmd_maintain(ctx: CommandContext) -> int:
         return 0
     for r in reports:
         emit_line(
-            f"{r['person']}: {len(r['retired'])} retired, {len(r['duplicates_removed'])} "
-            f"duplicate(s) removed, profile {'rebuilt' if r['profile_rebuilt'] else 'unchanged'}"
+            f"{r['person']}: {len(r['retired'])} retired, "
+            f"{counted(len(r['duplicates_removed']), 'duplicate')} removed, "
+            f"profile {'rebuilt' if r['profile_rebuilt'] else 'unchanged'}"
         )
     return 0
 
@@ -320,7 +326,7 @@ def cmd_import_legacy(ctx: CommandContext) -> int:
     if ctx.as_json:
         emit_json({"candidates": made})
     else:
-        emit_line(f"{len(made)} candidate(s) to review for {session.person}.")
+        emit_line(f"{counted(len(made), 'candidate')} to review for {session.person}.")
     return 0
 
 
