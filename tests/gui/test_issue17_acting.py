@@ -523,3 +523,34 @@ def test_issue17_item6_tab_moves_on_return_confirms_and_a_cancel_says_so(
     wait_idle(qtbot, inspector)
     assert seen["report"] == "ines was erased"
     assert modals.unexpected == []
+
+
+def test_issue17_item6_return_on_the_button_reached_by_tab_presses_that_button(
+    qtbot: Any, real_inspector: Inspector, demo_path: Path, modals: Modals
+) -> None:
+    """Found in the real window under openbox: Tab from the reason to "Delete note", then
+    Return, did nothing at all (the button was not auto-default and the dialog's default,
+    Cancel, did not fire either). Return in the reason field still cancels (test_safety)."""
+    inspector = real_inspector
+    unlock(qtbot, inspector, demo_path)
+    select_note(qtbot, inspector, "Is vegetarian.")
+    seen: dict[str, Any] = {}
+
+    def tab_to_delete_then_return(dialog: QWidget) -> None:
+        qtbot.keyClicks(dialog.reason, "asked by maya")
+        for _ in range(3):  # the buttons' order follows the platform's layout
+            qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+            if QApplication.focusWidget() is dialog.delete:
+                break
+        seen["focus"] = QApplication.focusWidget() is dialog.delete
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+        seen["closed"] = not dialog.isVisible()
+
+    modals.expect(tab_to_delete_then_return)
+    inspector.window.table.setFocus()
+    qtbot.keyClick(inspector.window.table, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: "closed" in seen, timeout=SIGNAL_TIMEOUT)
+    wait_idle(qtbot, inspector)
+    assert seen == {"focus": True, "closed": True}
+    assert "Is vegetarian." not in note_texts(inspector)
+    assert modals.unexpected == []

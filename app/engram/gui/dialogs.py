@@ -146,9 +146,11 @@ class DeleteNoteDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
         self.delete = self.buttons.addButton(
-            "Delete note", QDialogButtonBox.ButtonRole.DestructiveRole
+            "&Delete note", QDialogButtonBox.ButtonRole.DestructiveRole
         )
-        self.delete.setAutoDefault(False)
+        # Return on the focused Delete button deletes (a button reached by Tab acts on
+        # Return, as everywhere on Linux); elsewhere the default, Cancel, takes it.
+        self.delete.setAutoDefault(True)
         self.cancel.setDefault(True)
         self.delete.clicked.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -186,7 +188,7 @@ class QuestionDialog(QDialog):
         layout.addWidget(self.text)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.yes = self.buttons.addButton(yes, QDialogButtonBox.ButtonRole.AcceptRole)
-        self.yes.setAutoDefault(False)
+        self.yes.setAutoDefault(True)  # focused by Tab, Return presses it; else Cancel
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
