@@ -229,11 +229,14 @@ def test_item10_open_the_demo_builds_it_with_progress_then_opens_it(
     said: list[str] = []
     real = page.message.setText
     monkeypatch.setattr(page.message, "setText", lambda text: (said.append(text), real(text)))
-    inspector.prompts.yes = True  # create the data folder
+    inspector.prompts.yes = False  # the data folder is Engram's own: nothing is asked
+    assert not stores_folder().exists()
     with qtbot.waitSignal(inspector.controller.person_opened, timeout=60_000):
         qtbot.mouseClick(page.welcome_demo, _left())
     wait_idle(qtbot, inspector)
+    assert not [q for q in inspector.prompts.asked if q[0] == "question"]
     assert (stores_folder() / "demo.engram").exists()
+    assert stores_folder().stat().st_mode & 0o077 == 0
     assert inspector.window.people.count() == 3
     assert any("conversation 3 of 9" in text for text in said)
     assert inspector.prompts.informed[-1][0] == "Demo store"

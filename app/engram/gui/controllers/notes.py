@@ -88,6 +88,7 @@ class NotesController(PanelController):
         self._reset_filters()
         if self.hub.session is None:
             self.w.notes_model.clear_rows()
+            self.w.filters.count.setText("")  # not the last person's count over no rows
         # else another person: their listing replaces the rows in a moment, and emptying
         # the table first would cost a second reset and repaint while they wait.
         self.w.detail.show_detail(None)

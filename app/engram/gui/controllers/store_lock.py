@@ -210,8 +210,8 @@ class StoreLockController(QObject):
             self.w.unlock_page.set_recent(self.recent_stores(), str(path))
             self.unlock(str(path), DEMO_PASSPHRASE, False)
             return
-        if not path.parent.is_dir() and not self._ask_to_create(path.parent):
-            return
+        # The demo lives in Engram's own data folder: making it (0700, as Store.create
+        # does) is ours to do, not a question for someone who just asked for the demo.
         self._working("Building the demo store…")
 
         def work(context: TaskContext) -> Opened:
