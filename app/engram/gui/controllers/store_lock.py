@@ -34,6 +34,9 @@ class Opened:
     store: Store
     title: str = ""  # a confirmation worth stopping for ("Store created")
     text: str = ""
+    # Say it once the first person is on screen: the demo opens a person at once, and
+    # asking who is acting then would stack a second dialog over this one.
+    after_first_person: bool = False
 
 
 class StoreLockController(QObject):
@@ -223,6 +226,7 @@ class StoreLockController(QObject):
                 f"Built the demo store at {path}: made-up people, conversations and "
                 f"candidates, through the real runtime. Its passphrase is "
                 f"{DEMO_PASSPHRASE!r}: the demo is public sample data.",
+                after_first_person=True,
             )
 
         task = self.hub.tasks.run(work, self._opened, self._create_failed)
@@ -266,11 +270,26 @@ class StoreLockController(QObject):
         # full passes stay short while the person scrolls.
         gc.collect()
         gc.freeze()
+        if opened.title and opened.after_first_person:
+            self._say_when_a_person_opens(opened)
         self.hub.set_store(store)
         self.unlocked.emit()
-        if opened.title:
-            self.hub.status(opened.text, 15_000)
-            self.hub.prompts.inform(opened.title, opened.text)
+        if opened.title and not opened.after_first_person:
+            self._say(opened)
+
+    def _say(self, opened: Opened) -> None:
+        self.hub.status(opened.text, 15_000)
+        self.hub.prompts.inform(opened.title, opened.text)
+
+    def _say_when_a_person_opens(self, opened: Opened) -> None:
+        def once() -> None:
+            if self.hub.store is None:  # locked first: the news is dropped with the store
+                self.hub.session_changed.disconnect(once)
+            elif self.hub.session is not None:
+                self.hub.session_changed.disconnect(once)
+                self._say(opened)
+
+        self.hub.session_changed.connect(once)
 
     def lock(self, message: str = "Locked.") -> None:
         """Drop every decrypted thing and the key; the unlock page asks again."""
