@@ -34,6 +34,7 @@ class Opened:
     store: Store
     title: str = ""  # a confirmation worth stopping for ("Store created")
     text: str = ""
+    gist: str = ""  # the status bar's short version of `text`
     # Say it once the first person is on screen: the demo opens a person at once, and
     # asking who is acting then would stack a second dialog over this one.
     after_first_person: bool = False
@@ -202,6 +203,7 @@ class StoreLockController(QObject):
                 "Store created",
                 f"Created a new, empty store at {where}. {kept} Keep the passphrase safe: "
                 "nobody can open the store without it. Add a person to begin.",
+                gist="Created a new, empty store. Add a person to begin.",
             )
 
         self.hub.tasks.run(work, self._opened, self._create_failed)
@@ -226,6 +228,7 @@ class StoreLockController(QObject):
                 f"Built the demo store at {path}: made-up people, conversations and "
                 f"candidates, through the real runtime. Its passphrase is "
                 f"{DEMO_PASSPHRASE!r}: the demo is public sample data.",
+                gist="Built and opened the demo store (its passphrase is 'demo').",
                 after_first_person=True,
             )
 
@@ -278,7 +281,9 @@ class StoreLockController(QObject):
             self._say(opened)
 
     def _say(self, opened: Opened) -> None:
-        self.hub.status(opened.text, 15_000)
+        # The dialog says it in full; the status bar keeps the gist, short enough not to be
+        # cut off under the store's path.
+        self.hub.status(opened.gist or opened.title, 15_000)
         self.hub.prompts.inform(opened.title, opened.text)
 
     def _say_when_a_person_opens(self, opened: Opened) -> None:
