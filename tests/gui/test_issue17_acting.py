@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QWidget,
 )
 
@@ -554,3 +555,25 @@ def test_issue17_item6_return_on_the_button_reached_by_tab_presses_that_button(
     assert seen == {"focus": True, "closed": True}
     assert "Is vegetarian." not in note_texts(inspector)
     assert modals.unexpected == []
+
+
+def test_issue17_item6_tab_goes_through_the_buttons_in_the_order_they_are_drawn(
+    qtbot: Any,
+) -> None:
+    """Found under openbox: in Delete note, Tab from the reason reached Cancel (drawn
+    last) before "Delete note"; Tab follows what the person sees."""
+    from engram.gui.dialogs import DeleteNoteDialog
+
+    dialog = DeleteNoteDialog("Is vegetarian.")
+    qtbot.addWidget(dialog)
+    box = dialog.buttons.layout()
+    drawn = [w for i in range(box.count()) if isinstance(w := box.itemAt(i).widget(), QPushButton)]
+    assert len(drawn) == 2
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.reason.setFocus()
+    reached = []
+    for _ in drawn:
+        dialog.focusNextChild()  # what Tab does
+        reached.append(dialog.focusWidget())
+    assert reached == drawn

@@ -6,6 +6,7 @@ the keyboard shortcuts. `gui/prompts.py` shows them (and tracks them for the loc
 from __future__ import annotations
 
 import html
+import itertools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QTextBrowser,
@@ -155,6 +157,7 @@ class DeleteNoteDialog(QDialog):
         self.delete.clicked.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        _tab_in_visual_order(self.reason, self.buttons)
 
 
 class ActorDialog(IdDialog):
@@ -193,6 +196,19 @@ class QuestionDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        _tab_in_visual_order(None, self.buttons)
+
+
+def _tab_in_visual_order(first: QWidget | None, buttons: QDialogButtonBox) -> None:
+    """Tab through a button box left to right, as it is drawn (the platform's layout
+    decides the order), not in the order the buttons were added (found under openbox:
+    Tab from the reason reached Cancel, drawn last, before "Delete note")."""
+    box = buttons.layout()
+    items = (box.itemAt(i) for i in range(box.count()))
+    drawn = [w for item in items if isinstance(w := item.widget(), QPushButton)]
+    chain: list[QWidget] = ([first] if first is not None else []) + list(drawn)
+    for before, after in itertools.pairwise(chain):
+        QWidget.setTabOrder(before, after)
 
 
 class ReportDialog(QDialog):
