@@ -562,7 +562,7 @@ def test_issue17_item6_tab_goes_through_the_buttons_in_the_order_they_are_drawn(
 ) -> None:
     """Found under openbox: in Delete note, Tab from the reason reached Cancel (drawn
     last) before "Delete note"; Tab follows what the person sees."""
-    from engram.gui.dialogs import DeleteNoteDialog
+    from engram.gui.dialogs import DeleteNoteDialog, QuestionDialog
 
     dialog = DeleteNoteDialog("Is vegetarian.")
     qtbot.addWidget(dialog)
@@ -571,9 +571,19 @@ def test_issue17_item6_tab_goes_through_the_buttons_in_the_order_they_are_drawn(
     assert len(drawn) == 2
     dialog.show()
     qtbot.waitExposed(dialog)
+    # Cancel stays the default once shown: a default set before the buttons were inside
+    # the dialog was never heard of, and Qt made the first auto-default button, Delete,
+    # the default once Tab reached it first.
+    assert dialog.cancel.isDefault() and not dialog.delete.isDefault()
     dialog.reason.setFocus()
     reached = []
     for _ in drawn:
         dialog.focusNextChild()  # what Tab does
         reached.append(dialog.focusWidget())
     assert reached == drawn
+    question = QuestionDialog("Create folder?", "Create it?", "Create folder")
+    qtbot.addWidget(question)
+    question.show()
+    qtbot.waitExposed(question)
+    cancel = question.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    assert cancel.isDefault() and not question.yes.isDefault()

@@ -71,10 +71,12 @@ class TypedConfirmDialog(QDialog):
         self.action = self.buttons.addButton(action, QDialogButtonBox.ButtonRole.DestructiveRole)
         self.action.setEnabled(False)
         self.action.setToolTip(f"Type {expected} above to enable this")
-        self.action.setDefault(True)  # Return in the field: only ever once it is enabled
         self.action.clicked.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        # Only once the buttons are inside the dialog: before, QDialog does not hear of the
+        # default and picks the first auto-default button itself when shown.
+        self.action.setDefault(True)  # Return in the field: only ever once it is enabled
         self.field.textChanged.connect(self._typed)
         self.field.returnPressed.connect(self._return_pressed)
         QWidget.setTabOrder(self.field, self.action)
@@ -153,11 +155,12 @@ class DeleteNoteDialog(QDialog):
         # Return on the focused Delete button deletes (a button reached by Tab acts on
         # Return, as everywhere on Linux); elsewhere the default, Cancel, takes it.
         self.delete.setAutoDefault(True)
-        self.cancel.setDefault(True)
         self.delete.clicked.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        self.cancel.setDefault(True)  # once inside the dialog, or QDialog never hears of it
         _tab_in_visual_order(self.reason, self.buttons)
+        self.reason.setFocus()  # the keyboard starts in the reason; Cancel stays the default
 
 
 class ActorDialog(IdDialog):
@@ -192,10 +195,11 @@ class QuestionDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.yes = self.buttons.addButton(yes, QDialogButtonBox.ButtonRole.AcceptRole)
         self.yes.setAutoDefault(True)  # focused by Tab, Return presses it; else Cancel
-        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        # Once inside the dialog, or QDialog never hears of it (see DeleteNoteDialog).
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
         _tab_in_visual_order(None, self.buttons)
 
 
@@ -204,8 +208,9 @@ def _tab_in_visual_order(first: QWidget | None, buttons: QDialogButtonBox) -> No
     decides the order), not in the order the buttons were added (found under openbox:
     Tab from the reason reached Cancel, drawn last, before "Delete note")."""
     box = buttons.layout()
+    assert box is not None  # a QDialogButtonBox always lays out its buttons
     items = (box.itemAt(i) for i in range(box.count()))
-    drawn = [w for item in items if isinstance(w := item.widget(), QPushButton)]
+    drawn = [w for item in items if item and isinstance(w := item.widget(), QPushButton)]
     chain: list[QWidget] = ([first] if first is not None else []) + list(drawn)
     for before, after in itertools.pairwise(chain):
         QWidget.setTabOrder(before, after)
