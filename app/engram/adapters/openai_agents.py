@@ -49,7 +49,7 @@ from engram.model.errors import NotAllowed
 from engram.model.ids import ConversationId, PersonId, TurnId, person_id
 from engram.runtime import history, memory_tools, session_log
 from engram.runtime.agents import agent_config
-from engram.runtime.context import Attribution, assemble_turn, recall_turn
+from engram.runtime.context import Attribution, assemble_turn
 from engram.runtime.conversations import require_conversation, start_conversation
 from engram.runtime.extraction import LearningWorker
 from engram.runtime.recall_tool import RECALL
@@ -224,9 +224,13 @@ class EngramSession:
         )
 
     def _recall(self, who: Attribution, args: dict[str, Any]) -> dict[str, Any]:
-        writer = memory_tools.writing_tool(agent_config(self.store, self.agent), self.host_allows)
-        result = recall_turn(
-            self.store, who, limit=limit_arg(args), record_usage=True, writer=writer
+        result = memory_tools.recall_for_turn(
+            self.store,
+            who,
+            agent_config(self.store, self.agent),
+            self.host_allows,
+            limit=limit_arg(args),
+            record_usage=True,
         )
         return recall_json(result)
 

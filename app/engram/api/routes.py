@@ -196,8 +196,8 @@ class MemoryApi:
 
     def recall(self, call: Call, body: models.RecallRequest) -> dict[str, Any]:
         """memory_recall for a turn in the conversation (R1, R2), recorded as used."""
-        result = context.recall_turn(
-            self.store, _turn(call, body), limit=body.limit, record_usage=True
+        result = memory_tools.recall_for_turn(
+            self.store, _turn(call, body), call.agent, limit=body.limit, record_usage=True
         )
         return views.recall_json(result)
 

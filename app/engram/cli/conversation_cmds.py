@@ -246,8 +246,9 @@ def cmd_assemble(ctx: CommandContext) -> int:
 
 def cmd_recall(ctx: CommandContext) -> int:
     attribution = _attribution(ctx)
-    writer = memory_tools.conversation_writer(ctx.store(), attribution.conversation)
-    result = turn_context.recall_turn(ctx.store(), attribution, limit=ctx.args.limit, writer=writer)
+    store = ctx.store()
+    config = memory_tools.conversation_agent(store, attribution.conversation)
+    result = memory_tools.recall_for_turn(store, attribution, config, limit=ctx.args.limit)
     if ctx.as_json:
         emit_json(views.recall_json(result))
     else:

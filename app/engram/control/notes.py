@@ -349,11 +349,19 @@ def edit_note(
     session: PersonSession, note_id: str, *, text: str | None = None, scope: Scope | None = None
 ) -> NoteId:
     """C5: a text edit is a new version (a new note id) and closes the old one; a scope-only
-    change stays on the same note. Returns the id that now holds."""
+    change stays on the same note. The same words again are no change, on every face: the
+    note keeps its id, which a host may hold (issue 18 item 7). Returns the id that now
+    holds."""
     if text is None and scope is None:
         raise InvalidInput("Say what to change: give a new text, a new scope, or both.")
     note = _open_note(session, note_id)
     store = session.store
+    if text is not None:
+        cleaned = check_text(text)
+        if cleaned == (texts_of(session, [note])[note.id] or "").strip():
+            text = None  # the same words: at most a scope change
+            if scope is None:
+                return note.id
     if text is None:
         assert scope is not None
         if scope is note.scope:

@@ -25,7 +25,7 @@ from engram.model.agents import AgentConfig
 from engram.model.errors import EngramError, NotAllowed, NotFound
 from engram.model.ids import ConversationId, PersonId, person_id
 from engram.runtime import agents, history, memory_tools
-from engram.runtime.context import Attribution, assemble_turn, recall_turn
+from engram.runtime.context import Attribution, assemble_turn
 from engram.runtime.conversations import require_conversation
 from engram.runtime.recall_tool import RECALL
 from engram.runtime.session_conversation import SessionConversation
@@ -171,8 +171,12 @@ def _dispatch(bound: Bound, name: str, arguments: Mapping[str, Any]) -> dict[str
 
 
 def _recall(bound: Bound, attribution: Attribution, args: dict[str, Any]) -> dict[str, Any]:
-    writer = memory_tools.writing_tool(bound.config(), bound.host_allows)  # R2
-    result = recall_turn(
-        bound.store, attribution, limit=limit_arg(args), record_usage=True, writer=writer
+    result = memory_tools.recall_for_turn(
+        bound.store,
+        attribution,
+        bound.config(),
+        bound.host_allows,
+        limit=limit_arg(args),
+        record_usage=True,
     )
     return recall_json(result)

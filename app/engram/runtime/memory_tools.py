@@ -21,6 +21,7 @@ from typing import Any
 from engram.engine.assembly import TextNote
 from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
 from engram.engine.history_search import clamp
+from engram.engine.recall import RecallResult
 from engram.engine.scope import eligible_scopes
 from engram.engine.words import terms
 from engram.model.agents import AgentConfig
@@ -33,6 +34,7 @@ from engram.runtime.agents import agent_config
 from engram.runtime.context import (
     Attribution,
     audience_for_turn,
+    recall_turn,
     record_use,
 )
 from engram.runtime.conversations import require_conversation
@@ -132,10 +134,30 @@ def writing_tool(config: AgentConfig, host_allows: Collection[str]) -> str | Non
     return WRITING_TOOL if WRITING_TOOL in config.exposed_tools(host_allows) else None
 
 
-def conversation_writer(store: Store, conversation: ConversationId) -> str | None:
-    """writing_tool for the agent a conversation runs with, the host allowing every tool."""
-    info = require_conversation(store, conversation)
-    return writing_tool(agent_config(store, info.agent), SPECS)
+def conversation_agent(store: Store, conversation: ConversationId) -> AgentConfig:
+    """The configuration of the agent a conversation runs with."""
+    return agent_config(store, require_conversation(store, conversation).agent)
+
+
+def recall_for_turn(
+    store: Store,
+    attribution: Attribution,
+    config: AgentConfig,
+    host_allows: Collection[str] = SPECS,
+    *,
+    limit: int | None = None,
+    record_usage: bool = False,
+) -> RecallResult:
+    """memory_recall on every face (R1, R2): one function builds its answers, so the empty
+    one names the writing tool this agent really has here on each (issue 18 item 8).
+    `host_allows`: the tools the host lets through (every tool unless it narrows them)."""
+    return recall_turn(
+        store,
+        attribution,
+        limit=limit,
+        record_usage=record_usage,
+        writer=writing_tool(config, host_allows),
+    )
 
 
 def tool_definitions(config: AgentConfig, host_allows: Collection[str]) -> list[dict[str, Any]]:
