@@ -17,6 +17,7 @@ from engram.api.app import build_app
 from engram.control.notes import add_note, edit_note, get_note
 from engram.control.session import PersonSession
 from engram.mcp import tools as mcp
+from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime import api_keys
@@ -104,3 +105,47 @@ def test_issue18_item8_R2_the_empty_recall_names_the_real_tool_on_every_face(
     answers = {"http": over_http, "mcp": over_mcp, "cli": run.json()}
     assert {face: a["message"] for face, a in answers.items()} == dict.fromkeys(answers, expected)
     assert all(a["notes"] == [] for a in answers.values())
+
+
+# ---- item 6 -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "actor", ["anyone at all; DROP", "staff:" + "x" * 5_000, "staff:dana\nstaff:lee", ""]
+)
+def test_issue18_item6_C1_who_acts_is_checked_when_any_face_opens_a_session(
+    store: Store, cli: Any, actor: str
+) -> None:
+    start_conversation(store, [ANA])
+    note = add_note(PersonSession(store, ANA, ANA), "Plays the cello.", Kind.FACT, Scope.DIRECT)
+    before = cli("audit", "--person", "ana", "--json").out
+    for command in (
+        ["notes", "edit", "--person", "ana", note, "--text", "Plays the viola."],
+        [
+            "notes",
+            "add",
+            "--person",
+            "ana",
+            "--text",
+            "Sings.",
+            "--kind",
+            "fact",
+            "--scope",
+            "direct",
+        ],
+        ["notes", "delete", "--person", "ana", note],
+    ):
+        run = cli("--actor", actor, *command)
+        if actor == "":  # an empty --actor is the default: the person themself
+            continue
+        assert run.code != 0, (command, run.out)
+        assert "staff:" in run.err and run.err.count("\n") == 1, run.err  # one sentence
+        assert cli("audit", "--person", "ana", "--json").out == before  # nothing recorded
+    with pytest.raises(InvalidInput):
+        PersonSession.open(store, "ana", actor or "someone else")
+
+
+def test_issue18_item6_C1_the_actors_every_face_records_still_open(store: Store) -> None:
+    start_conversation(store, [ANA])
+    for actor in ("ana", "staff:dana", "api:k_0a1b2c", "agent:helper", None):
+        assert PersonSession.open(store, "ana", actor).actor == (actor or "ana")

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 from engram.control.session import PersonSession
 from engram.model.errors import KeyUnavailable
-from engram.model.ids import person_id
 from engram.store.store import Store
 
 
@@ -49,8 +48,7 @@ class CommandContext:
     def session_maybe_new(self, person: str) -> PersonSession:
         """A session for a person the store may not hold yet: the write that follows
         creates them in its own transaction (`create_person`), as the HTTP face does."""
-        resolved = person_id(person)
-        return PersonSession(self.store(), resolved, self.args.actor or resolved)
+        return PersonSession.open_new(self.store(), person, self.args.actor)
 
     def warnings(self) -> list[str]:
         """What the command met that a person should know of though it worked: a checkpoint

@@ -11,6 +11,7 @@ from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
 from engram.control import conversations as conversation_control
 from engram.control import views
+from engram.control.session import check_session_actor
 from engram.engine import history_search
 from engram.engine import recall as recall_rules
 from engram.model.conversation import Surface
@@ -302,7 +303,7 @@ def cmd_excise(ctx: CommandContext) -> int:
         ctx.store(),
         ConversationId(a.conversation),
         a.call_id,
-        actor=a.actor or "admin",
+        actor=check_session_actor(a.actor, None) if a.actor else "admin",
         reason=a.reason,
     )
     if ctx.as_json:
