@@ -84,6 +84,11 @@ def test_H2_pattern_mode_literal_or_regex_newest_first(store: Store) -> None:
     assert [m["turn_id"] for m in answer["matches"]] == [turns[1], turns[0]]
     nothing = _call(store, conversation, "conversation_find", query="zebra", mode="pattern")
     assert nothing == {"matches": [], "truncated": False, "hint": NO_MATCH_HINT}
+    # H2's hint in the seed's own words, not the constant (issue 18 item 16)
+    assert nothing["hint"] == (
+        "nothing in this conversation matched; try fewer or different words, or switch mode "
+        "to see what is there another way"
+    )
 
 
 def test_issue9_item1_H2_backtracking_classics_answer_at_once(store: Store) -> None:

@@ -43,6 +43,13 @@ def test_R2_three_distinct_answers() -> None:
     assert failed.message != empty.message  # a failed read never reads as empty
     restricted = recall([], [], Audience.shared(SUBJECT))
     assert restricted.status is RecallStatus.RESTRICTED
+    # The seed's own words, written out here: a test against the constant would follow any
+    # edit of it (issue 18 item 16).
+    assert empty.message == "nothing has been kept about this person yet"
+    assert failed.message == (
+        "your notes aren't readable right now, so nothing was recalled; carry on from what "
+        "this conversation already tells you — the rest of the turn works normally"
+    )
     # the restricted answer is the same whether or not private notes exist
     assert restricted.message == recall([text_note(1)], [], Audience.shared(SUBJECT)).message
     assert "nothing has been kept" not in (restricted.message or "")
