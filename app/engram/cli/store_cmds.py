@@ -10,6 +10,7 @@ from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, emit_warning
 from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons, reanchor
+from engram.control.wording import counted
 from engram.control.erase import how_checked
 from engram.control.private_file import NOT_ENCRYPTED
 from engram.model.errors import InvalidInput
@@ -151,7 +152,13 @@ def cmd_verify(ctx: CommandContext) -> int:
         emit_json(report.to_json())
     else:
         verdict = "intact" if report.ok else "NOT intact"
-        emit_line(f"Store {verdict}: {report.chains} chains, {report.entries} entries checked.")
+        chains, entries = (
+            counted(report.chains, "chain"),
+            counted(report.entries, "entry", "entries"),
+        )
+        emit_line(f"Store {verdict}: {chains}, {entries} checked.")
+        if store.read_only:
+            emit_line("  opened read-only: its file or the folder it is in cannot be written")
         for problem in report.problems:
             emit_line(f"  problem: {problem}")
         for warning in report.warnings:

@@ -98,18 +98,23 @@ def holds_store(path: Path) -> bool:
     return path.exists() and _what_is_wrong(path) is None
 
 
-def check_before_open(path: Path) -> None:
-    """Raise one true sentence unless `path` is a store Engram can open for writing."""
+def check_before_open(path: Path) -> bool:
+    """Raise one true sentence unless `path` is a store Engram can open; True when it must
+    be opened read-only (the file or its folder cannot be written: a copy on read-only
+    media, say), so that nothing — no -wal, no -shm, no checkpoint — is written beside it."""
     wrong = _what_is_wrong(path)
     if wrong is not None:
         raise wrong
-    if not os.access(path, os.R_OK | os.W_OK):
+    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK):
+        return False
+    wal, shm = (path.with_name(path.name + end) for end in ("-wal", "-shm"))
+    if wal.exists() and wal.stat().st_size > 0 and not shm.exists():
         raise ReadOnlyStore(
-            f"The store {path} is read-only, and Engram writes to it even to read it "
-            "(SQLite's write-ahead log and the checkpoint); nothing was changed — make it "
-            "writable, or open a writable copy."
+            f"The store {path} is read-only and its unfinished write-ahead log ({wal.name}) "
+            "cannot be read there without a -shm file beside it; nothing was changed — copy "
+            "the store with the files beside it to a folder you can write to."
         )
-    check_folder_writable(path, "open")
+    return True
 
 
 def check_folder_writable(path: Path, doing: str) -> None:
