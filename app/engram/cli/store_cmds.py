@@ -10,9 +10,9 @@ from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, emit_warning
 from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons, reanchor
-from engram.control.wording import counted
 from engram.control.erase import how_checked
 from engram.control.private_file import NOT_ENCRYPTED
+from engram.control.wording import counted
 from engram.model.errors import InvalidInput
 from engram.runtime import transcript_import
 from engram.store.location import describe, store_url

@@ -125,11 +125,20 @@ class AuditPanel(QWidget):
         self.progress.setAccessibleName("Verify progress")
         self.result = QLabel("Not checked yet.")
         self.result.setWordWrap(True)
+        # Offered once verify found a copy without its checkpoint (issue 17 item 12).
+        self.reanchor_button = QPushButton("Re-anchor this c&opy…")
+        self.reanchor_button.setAccessibleName("Re-anchor this copy")
+        self.reanchor_button.setToolTip(
+            "Vouch for this copy as it is now: a new checkpoint beside it, so that an older "
+            "copy put in its place is caught from now on"
+        )
+        self.reanchor_button.setVisible(False)
         row.addWidget(self.verify_button)
         row.addWidget(self.cancel_button)
         row.addWidget(self.progress, 1)
         layout.addLayout(row)
         layout.addWidget(self.result)
+        layout.addWidget(self.reanchor_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.verify_button.clicked.connect(self.verify_requested.emit)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
 

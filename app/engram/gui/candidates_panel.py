@@ -52,7 +52,8 @@ class CandidatesPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[dict[str, Any]] = []
-        self.past = False  # time travel shows the past: no decision can be made
+        # Why no decision can be made ("" when one can): time travel, a read-only store.
+        self.past: bool | str = False
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(QLabel("Show"))
@@ -203,7 +204,7 @@ class CandidatesPanel(QWidget):
         if candidate:
             self.candidate_selected.emit(candidate["id"])
 
-    def set_past(self, past: bool) -> None:
+    def set_past(self, past: bool | str) -> None:
         """Time travel on (True) or off: decisions change the store, so not in the past."""
         self.past = past
         self._update_buttons()

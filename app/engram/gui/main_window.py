@@ -41,6 +41,11 @@ from engram.gui.widgets import (
 )
 
 APP_NAME = "Engram Inspector"
+READ_ONLY_BANNER = (
+    "<b>Read-only</b> — this store's file or folder cannot be written (a copy on read-only "
+    "media, say), so it opened read-only: you can look at everything, and nothing can be "
+    "changed. To change it, copy it with its .checkpoint file to a folder you can write to."
+)
 PERSON_ROLE = Qt.ItemDataRole.UserRole + 3  # the people list's person id
 
 
@@ -69,6 +74,17 @@ class MainWindow(QMainWindow):
     def _build_inspector(self) -> None:
         layout = QVBoxLayout(self.inspector)
         layout.setContentsMargins(4, 4, 4, 4)
+        # Above everything while the store is open read-only (issue 17 item 12).
+        self.read_only_banner = QLabel(READ_ONLY_BANNER)
+        self.read_only_banner.setObjectName("readOnlyBanner")
+        self.read_only_banner.setWordWrap(True)
+        self.read_only_banner.setAccessibleName("Read-only store")
+        self.read_only_banner.setStyleSheet(
+            "#readOnlyBanner { background: rgba(120, 160, 255, 0.25); padding: 4px 8px;"
+            " border: 1px solid rgba(80, 110, 200, 0.8); border-radius: 4px; }"
+        )
+        self.read_only_banner.setVisible(False)
+        layout.addWidget(self.read_only_banner)
         split = QSplitter(Qt.Orientation.Horizontal)
         people = QWidget()
         people_layout = QVBoxLayout(people)
@@ -211,6 +227,7 @@ class MainWindow(QMainWindow):
         self.delete_conversation_action = self._action("Delete &conversation…", "Ctrl+Shift+D")
         self.erase_action = self._action("E&rase person…", "Ctrl+Shift+Del")
         self.verify_action = self._action("&Verify integrity", "Ctrl+I")
+        self.reanchor_action = self._action("Re-anchor this c&opy…", None)
         self.learn_action = self._action("&Learn from new turns", "Ctrl+Shift+L")
         self.find_action = self._action("&Find in notes", QKeySequence.StandardKey.Find)
         self.time_travel_action = self._action("&Time travel", "Ctrl+T")
@@ -252,6 +269,7 @@ class MainWindow(QMainWindow):
                     None,
                     self.learn_action,
                     self.verify_action,
+                    self.reanchor_action,
                 ],
             ),
             ("&View", [self.find_action, self.time_travel_action, self.refresh_action]),
@@ -309,6 +327,7 @@ class MainWindow(QMainWindow):
             self.erase_action,
             self.learn_action,
             self.verify_action,
+            self.reanchor_action,
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -481,15 +481,18 @@ def _checkpoint(
         report.warnings.append(no_checkpoint_sentence(report.ok, store.read_only))
 
 
-def no_checkpoint_sentence(intact: bool, read_only: bool) -> str:
+REANCHOR_COMMAND = "run 'engram checkpoint reanchor'"
+
+
+def no_checkpoint_sentence(intact: bool, read_only: bool, remedy: str = REANCHOR_COMMAND) -> str:
     """What verify says of a copy without its checkpoint: its chains are checked, but
-    whether it is the newest copy of the store cannot be, until someone vouches for it."""
+    whether it is the newest copy of the store cannot be, until someone vouches for it
+    (`remedy`: how, in the face that says it)."""
     start = "chains intact; this copy" if intact else "this copy"
     then = (
         "it cannot be re-anchored where it cannot be written"
         if read_only
-        else "if it is the copy you meant to open, re-anchor it (Re-anchor this copy… in the "
-        "window, or 'engram checkpoint reanchor') to check it from now on"
+        else f"if it is the copy you meant to open, {remedy} to check it from now on"
     )
     return (
         f"{start} has no checkpoint here, so whether an older copy was put in its place "

@@ -56,7 +56,7 @@ class ConversationsController(PanelController):
     def _update_actions(self) -> None:
         """Delete conversation acts on the conversation selected in view, or not at all;
         never in the past."""
-        panel, past = self.w.conversations, self.hub.past
+        panel, past = self.w.conversations, self.hub.frozen
         chosen = self.hub.session is not None and panel.current() is not None
         offer(self.w.delete_conversation_action, chosen and self.shown(), past)
         offer(panel.delete_button, chosen, past)
@@ -69,7 +69,7 @@ class ConversationsController(PanelController):
         """Staff may remove a tool result's content, in the present only: in the past the
         transcript offers no "remove this result…" link."""
         panel, session = self.w.conversations, self.hub.session
-        can = session is not None and session.actor.startswith("staff:") and not self.hub.past
+        can = session is not None and session.actor.startswith("staff:") and not self.hub.frozen
         if can != panel.can_excise:
             panel.can_excise = can
             panel.rerender()

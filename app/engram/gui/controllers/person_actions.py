@@ -48,7 +48,7 @@ class PersonActionsController(QObject):
         for action in (self.w.export_action, self.w.report_action):
             action.setEnabled(shown)
         for action in (self.w.learn_action, self.w.erase_action):
-            offer(action, shown, self.hub.past)
+            offer(action, shown, self.hub.frozen)
 
     def learn_now(self) -> None:
         """Run the offline rule extractor over the person's turns not analysed yet; what it

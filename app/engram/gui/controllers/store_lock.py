@@ -256,7 +256,10 @@ class StoreLockController(QObject):
         path = store.url.removeprefix("sqlite:///")
         recent = [path, *self.recent_stores()]
         self.settings.setValue("recent_stores", list(dict.fromkeys(recent))[:RECENT_STORES])
-        self.w.store_label.setText(path)
+        # A store that cannot be written opened read-only: the window says so, above
+        # everything and beside its name (issue 17 item 12).
+        self.w.store_label.setText(f"{path} (read-only)" if store.read_only else path)
+        self.w.read_only_banner.setVisible(store.read_only)
         self.w.unlock_page.reset("")
         self.w.show_inspector(True)
         self.w.people.setFocus()  # never the passphrase field, hidden now
@@ -285,6 +288,7 @@ class StoreLockController(QObject):
             store.close()
         w = self.w
         w.store_label.setText("")  # the status bar names neither the store nor the person
+        w.read_only_banner.setVisible(False)
         w.statusBar().clearMessage()
         w.show_inspector(False)
         w.unlock_page.set_recent(self.recent_stores(), None)
