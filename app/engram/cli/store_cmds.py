@@ -214,13 +214,13 @@ def cmd_erase(ctx: CommandContext) -> int:
     else:
         scan = report["raw_file_scan"]
         emit_line(
-            f"Erased {report['person']}: {len(report['keys_destroyed'])} keys destroyed, "
-            f"{sum(report['rows_deleted'].values())} rows deleted."
+            f"Erased {report['person']}: {counted(len(report['keys_destroyed']), 'key')} "
+            f"destroyed, {counted(sum(report['rows_deleted'].values()), 'row')} deleted."
         )
         if scan.get("scanned"):
             emit_line(
                 f"Raw file scan of {', '.join(scan['scanned'])}: "
-                f"{scan['found']} traces of erased ciphertext found."
+                f"{counted(scan['found'], 'trace')} of erased ciphertext found."
             )
             emit_line(f"How it was checked: {how_checked(report)}.")
         else:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.control.wording import actor_named, quoted
 from engram.gui.widgets import offer
 
 COLUMNS = ("Status", "Rev", "Kind", "Flags", "Text")
@@ -172,10 +173,13 @@ class CandidatesPanel(QWidget):
             href = f"turn:{source['conversation']}/{source['turn']}"
             link = f' — <a href="{e(href)}">open the turn it came from</a>'
         relation = ""
+        # The notes it touches by their words; their ids in the tooltip (issue 17 item 13).
         if candidate.get("contradicts"):
-            relation = f"<p>Replaces note {e(candidate['contradicts'])} if applied.</p>"
+            named = _note_named(candidate["contradicts"], candidate.get("contradicts_text"))
+            relation = f"<p>Replaces the note {named} if applied.</p>"
         elif candidate.get("restates"):
-            relation = f"<p>Restates note {e(candidate['restates'])}.</p>"
+            named = _note_named(candidate["restates"], candidate.get("restates_text"))
+            relation = f"<p>Restates the note {named}.</p>"
         warnings = []
         if candidate["sensitive"]:
             warnings.append("touches a sensitive topic")
@@ -183,7 +187,8 @@ class CandidatesPanel(QWidget):
             warnings.append("was said with hedging")
         caution = f"<p><b>Review with care:</b> {e(', '.join(warnings))}.</p>" if warnings else ""
         rows = "".join(
-            f"<tr><td>{e(t['at'][:19].replace('T', ' '))}</td><td>{e(t['actor'])}</td>"
+            f"<tr><td>{e(t['at'][:19].replace('T', ' '))}</td>"
+            f"<td title='{e(t['actor'])}'>{e(actor_named(t['actor']))}</td>"
             f"<td>{e(t['event'].replace('candidate_', ''))}"
             f"{' ' + e(t['decision']) if t.get('decision') else ''}"
             f"{' — “' + e(t['reason']) + '”' if t.get('reason') else ''}</td></tr>"
@@ -232,3 +237,8 @@ class CandidatesPanel(QWidget):
         if target.startswith("turn:"):
             conversation, _, turn = target[5:].partition("/")
             self.turn_requested.emit(conversation, turn)
+
+
+def _note_named(note: str, text: str | None) -> str:
+    """A note a suggestion touches, by its words (its id in the tooltip)."""
+    return f"<span title='{html.escape(note)}'>{html.escape(quoted(text))}</span>"

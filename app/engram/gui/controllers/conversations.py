@@ -297,9 +297,11 @@ def cascade_html(preview: conversation_control.ConversationDeletion) -> str:
         if preview.others_closing
         else ""
     )
+    named = preview.named or "this conversation"
     return (
-        f"<p>Deleting this conversation removes its transcript and key for everyone in it "
-        f"<span style='color:gray'>({e(preview.conversation)})</span>.</p>"
+        # The conversation by its day and people; its id only in the tooltip (issue 17 #13).
+        f"<p>Deleting <span title='{e(preview.conversation)}'>{e(named)}</span> removes its "
+        "transcript and key for everyone in it.</p>"
         f"<p><b>These notes close:</b></p><ul>{items(preview.cascade.closes)}</ul>"
         f"<p><b>These notes survive:</b></p><ul>{items(preview.cascade.survives)}</ul>"
         + (

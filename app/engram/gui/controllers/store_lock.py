@@ -221,7 +221,7 @@ class StoreLockController(QObject):
                 store,
                 "Demo store",
                 f"Built the demo store at {path}: made-up people, conversations and "
-                f"candidates, through the real runtime. Its passphrase is "
+                f"candidates, made the way the agent makes them. Its passphrase is "
                 f"{DEMO_PASSPHRASE!r}: the demo is public sample data.",
             )
 
