@@ -132,6 +132,10 @@ def _cascade(session: PersonSession, conversation: ConversationId) -> Cascade:
     return cascade
 
 
+def _sentence_start(words: str) -> str:
+    return words[:1].upper() + words[1:]
+
+
 def preview_delete(session: PersonSession, conversation: ConversationId) -> ConversationDeletion:
     """Which of this person's notes would close, which survive, and how many of others'."""
     info = require_conversation(session.store, conversation)
@@ -187,7 +191,9 @@ def delete_conversation(
             },
         )
     finished = pending_erasure.finish_or_raise(
-        store, f"Conversation {conversation} was deleted (its key destroyed, its rows gone)"
+        store,
+        f"{_sentence_start(preview.named or 'the conversation')} was deleted (its key "
+        "destroyed, its rows gone)",
     )
     preview.done = True
     preview.report = {

@@ -156,7 +156,10 @@ class ConversationsController(PanelController):
 
     def _select_turn(self, conversation: str, turn: str) -> None:
         if not self.w.conversations.select(conversation, turn or None):
-            self.hub.fail(f"Conversation {conversation} is no longer in this store.")
+            self.hub.fail(
+                "That conversation is no longer in this store (it was deleted); nothing of it "
+                "can be shown."
+            )
 
     # ---- search -------------------------------------------------------------------------
 
@@ -271,7 +274,7 @@ class ConversationsController(PanelController):
                 return
             self.hub.act(
                 lambda: conversation_control.delete_conversation(session, target),
-                f"Conversation {conversation} deleted.",
+                f"Deleted {preview.named or 'the conversation'}.",
             )
 
         self.hub.run(lambda _: conversation_control.preview_delete(session, target), confirm)

@@ -209,7 +209,9 @@ def _learned(reports: list[extraction.PassReport]) -> str:
     )
     failed = [r.error for r in reports if r.error]
     if failed:
-        message += f" {len(failed)} pass(es) failed: {failed[0]}"
+        message += (
+            f" {counted(len(failed), 'learning pass', 'learning passes')} failed: {failed[0]}"
+        )
     return message
 
 
