@@ -78,6 +78,9 @@ def _what_is_wrong(path: Path) -> Exception | None:
     # file SQLite has open here (a second Store on it) is read only through SQLite.
     if not holds_connection(path) and _head(path) != SQLITE_MAGIC:
         return NotAStore(f"The file {path} is not an Engram store (not a SQLite database); {LEFT}.")
+    unreadable = _unreadable_log(path)
+    if unreadable is not None:
+        return unreadable
     try:
         tables = _tables(path)
     except sqlite3.DatabaseError as error:
@@ -105,16 +108,22 @@ def check_before_open(path: Path) -> bool:
     wrong = _what_is_wrong(path)
     if wrong is not None:
         raise wrong
-    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK):
-        return False
+    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK))
+
+
+def _unreadable_log(path: Path) -> ReadOnlyStore | None:
+    """A write-ahead log with content, in a folder that cannot be written, without the -shm
+    file SQLite needs to read it there (and cannot create)."""
     wal, shm = (path.with_name(path.name + end) for end in ("-wal", "-shm"))
-    if wal.exists() and wal.stat().st_size > 0 and not shm.exists():
-        raise ReadOnlyStore(
-            f"The store {path} is read-only and its unfinished write-ahead log ({wal.name}) "
-            "cannot be read there without a -shm file beside it; nothing was changed — copy "
-            "the store with the files beside it to a folder you can write to."
-        )
-    return True
+    if os.access(path.parent, os.W_OK | os.X_OK) or shm.exists():
+        return None
+    if not (wal.exists() and wal.stat().st_size > 0):
+        return None
+    return ReadOnlyStore(
+        f"The store {path} is read-only and its unfinished write-ahead log ({wal.name}) "
+        "cannot be read there without the -shm file beside it; nothing was changed — copy "
+        "the store with the files beside it to a folder you can write to."
+    )
 
 
 def check_folder_writable(path: Path, doing: str) -> None:
