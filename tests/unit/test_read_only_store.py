@@ -71,7 +71,6 @@ def test_issue17_item12_a_log_that_cannot_be_read_read_only_is_one_sentence(
     add_note(PersonSession.open(store, ANA), "Lives in Oslo.", Kind.FACT, Scope.DIRECT)
     copy = _copy_while_open(store, store_path, tmp_path / "media")
     copy.with_name(copy.name + "-shm").unlink()  # SQLite needs it to read the log there
-    with read_only_folder(copy.parent) as media:
-        with pytest.raises(ReadOnlyStore) as refused:
-            Store.open(str(media / copy.name), passphrase=PASSPHRASE)
+    with read_only_folder(copy.parent) as media, pytest.raises(ReadOnlyStore) as refused:
+        Store.open(str(media / copy.name), passphrase=PASSPHRASE)
     assert "write-ahead log" in str(refused.value) and "copy the store" in str(refused.value)
