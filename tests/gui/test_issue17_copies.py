@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from engram.control.export_record import EXPORT_READ_ONLY
 from engram.control.notes import add_note
 from engram.control.reanchor import checkpoint_status
 from engram.control.session import PersonSession
@@ -128,6 +129,8 @@ def test_issue17_item12_a_store_on_read_only_media_opens_read_only(
         on = sorted(name for name, control in store_changing.items() if control.isEnabled())
         assert on == [], f"on in a read-only store: {on}"
         assert all(READ_ONLY_REASON in c.toolTip() for c in store_changing.values())
+        for export in (w.export_action, w.report_action):  # recorded in the audit log first
+            assert not export.isEnabled() and EXPORT_READ_ONLY in export.toolTip()
         controller, asked = inspector.controller, len(inspector.prompts.asked)
         for reach in (  # reached however their controls are off: refused, and says why
             controller.notes.delete_selected,

@@ -173,6 +173,9 @@ def _reads_and_refuses_writes(store: Path) -> None:
     )
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert refused.stderr.strip() == READ_ONLY_SENTENCE
+    exported = _run(store, "export", "--person", "maya")  # every export is in the audit log
+    assert exported.returncode == 1 and exported.stdout == ""
+    assert "could not be recorded in its audit log and nothing was exported" in exported.stderr
     assert _state(store) == before  # no -wal, no -shm, no checkpoint line written
 
 

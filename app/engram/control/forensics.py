@@ -19,7 +19,7 @@ from engram.control import candidates as candidate_control
 from engram.control import notes as memory_control
 from engram.control import wording
 from engram.control.audit_sentences import Name, describe
-from engram.control.export_record import publish_recorded, record_export
+from engram.control.export_record import ensure_recordable, publish_recorded, record_export
 from engram.control.json_stream import Lazy, chunks, materialize
 from engram.control.private_file import PrivateFile
 from engram.control.session import PersonSession
@@ -286,6 +286,7 @@ def write_export(
     the person's audit log. The file is not encrypted. Written whole or not at all
     (control.private_file); None, with nothing written or recorded, when `cancelled`
     says stop."""
+    ensure_recordable(session)
     with PrivateFile(path, "export") as file:
         try:
             _stream(
@@ -303,6 +304,7 @@ def write_export(
 def export_to(session: PersonSession, out: IO[str]) -> None:
     """Stream the export as JSON to a text stream (the CLI's standard output), then record
     it. Characters the stream's encoding cannot carry are written as \\u escapes."""
+    ensure_recordable(session)  # before a byte goes out
     encoding = getattr(out, "encoding", None) or "utf-8"
     ensure_ascii = not codecs.lookup(encoding).name.startswith("utf")
     _stream(session, out.write, ensure_ascii=ensure_ascii)
