@@ -25,7 +25,7 @@ from engram.gui.candidates_panel import CandidatesPanel
 from engram.gui.conversations_panel import ConversationsPanel
 from engram.gui.detail_panel import DetailPanel
 from engram.gui.empty_state import EmptyState
-from engram.gui.notes_filters import NotesFilterBar, TimeTravelBanner
+from engram.gui.notes_filters import NotesFilterBar, ReadOnlyBanner, TimeTravelBanner
 from engram.gui.notes_model import (
     NOTE_ID_ROLE,
     NotesTableModel,
@@ -41,11 +41,6 @@ from engram.gui.widgets import (
 )
 
 APP_NAME = "Engram Inspector"
-READ_ONLY_BANNER = (
-    "<b>Read-only</b> — this store's file or folder cannot be written (a copy on read-only "
-    "media, say), so it opened read-only: you can look at everything, and nothing can be "
-    "changed. To change it, copy it with its .checkpoint file to a folder you can write to."
-)
 PERSON_ROLE = Qt.ItemDataRole.UserRole + 3  # the people list's person id
 
 
@@ -75,15 +70,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(self.inspector)
         layout.setContentsMargins(4, 4, 4, 4)
         # Above everything while the store is open read-only (issue 17 item 12).
-        self.read_only_banner = QLabel(READ_ONLY_BANNER)
-        self.read_only_banner.setObjectName("readOnlyBanner")
-        self.read_only_banner.setWordWrap(True)
-        self.read_only_banner.setAccessibleName("Read-only store")
-        self.read_only_banner.setStyleSheet(
-            "#readOnlyBanner { background: rgba(120, 160, 255, 0.25); padding: 4px 8px;"
-            " border: 1px solid rgba(80, 110, 200, 0.8); border-radius: 4px; }"
-        )
-        self.read_only_banner.setVisible(False)
+        self.read_only_banner = ReadOnlyBanner()
         layout.addWidget(self.read_only_banner)
         split = QSplitter(Qt.Orientation.Horizontal)
         people = QWidget()
@@ -180,7 +167,7 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(2, 2)
         split.setSizes([136, 794, 350])  # the notes get the width; the detail what it needs
         self.splitter = split
-        layout.addWidget(split)
+        layout.addWidget(split, 1)  # the banner above keeps its own height
         self.tabs.currentChanged.connect(self._collapse_detail)
 
     def _note_id_at(self, point: QPoint) -> str | None:
