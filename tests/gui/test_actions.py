@@ -57,7 +57,9 @@ def test_edit_updates_the_table_and_appends_a_journal_event(
     assert "Versions" in detail and "Lives in Grenoble." in detail  # the old version is kept
     show_tab(qtbot, inspector, inspector.window.audit)
     audit = inspector.window.audit.model
-    assert audit.index(audit.rowCount() - 1, 1).data() == "staff:test"
+    assert (
+        audit.index(audit.rowCount() - 1, 1).data() == "test (staff)"
+    )  # the actor in words (issue 17 item 13)
 
 
 def test_change_scope_and_delete_with_a_reason(

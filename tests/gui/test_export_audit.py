@@ -42,7 +42,7 @@ def test_issue15_item7_the_inspectors_export_is_in_the_audit_log(
     model = inspector.window.audit.model
     last = model.rowCount() - 1
     assert (model.index(last, 1).data(), model.index(last, 2).data()) == (
-        "staff:test",
+        "test (staff)",  # the actor in words (issue 17 item 13); the id is in the tooltip
         "exported everything kept, as JSON, to a file",
     )
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
@@ -62,7 +62,7 @@ def test_issue15_item7_the_access_report_is_in_the_audit_log(
     wait_idle(qtbot, inspector)
     assert target.read_bytes().startswith(b"%PDF")
     assert _newest_audit_row(qtbot, inspector) == (
-        "staff:test",
+        "test (staff)",  # the actor in words (issue 17 item 13); the id is in the tooltip
         "saved an access report (PDF) to a file",
     )
     assert _exports(inspector) == [{"what": "access_report", "to": "file"}]

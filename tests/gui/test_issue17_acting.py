@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from engram.control import notes as memory_control
+from engram.control.wording import actor_named
 from engram.gui.add_dialogs import AddNoteDialog
 from engram.gui.widgets import PAST_REASON
 from engram.model.ids import PersonId
@@ -405,11 +406,11 @@ def test_issue17_item4_undo_of_a_deletion_reopens_the_same_note(
     assert after["valid_from"] == before["valid_from"] and after["valid_to"] is None
     assert after["status"] == "active"
     assert [h["type"] for h in after["history"]][-2:] == ["deleted", "undone"]
-    assert f"Recorded by {before['actor']}" in w.detail.browser.toPlainText()
+    assert f"Recorded by {actor_named(before['actor'])}" in w.detail.browser.toPlainText()
     assert note_texts(inspector).count("Allergic to penicillin.") == 1
     actions = _audit_actions(qtbot, inspector)
     assert any(a.startswith("deleted “Allergic to penicillin.”") for a in actions)
-    assert any(a.startswith("undid event") and "(a deletion)" in a for a in actions)
+    assert any(a.startswith("undid a deletion:") for a in actions)
 
     # What did the agent see: the restored note holds now, it was not "deleted since".
     conversation, reply = demo_exchange(inspector, "What should I cook tonight?")

@@ -84,7 +84,7 @@ def test_item18_ctrl_z_undoes_my_edit_and_the_audit_log_shows_both_steps(
         for column in range(shown.columnCount())
     ]
     assert any("corrected as" in a for a in actions) and any(
-        a.startswith("undid event") for a in actions
+        a.startswith("undid an edit:") for a in actions
     )
     assert modals.unexpected == []
 

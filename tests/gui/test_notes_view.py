@@ -93,7 +93,10 @@ def test_selecting_a_row_shows_versions_provenance_and_arithmetic(
     with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
         inspector.window.table.selectRow(row)
     detail = inspector.window.detail.browser.toPlainText()
-    assert "7500 + 500 × 2 = 8500" in detail
+    # F3 in percentages, not basis points (issue 17 item 13)
+    assert (
+        "85% — 75% to begin with, + 5% for each other conversation that confirmed it (2)" in detail
+    )
     assert "Provenance" in detail and "History" in detail
 
 

@@ -445,7 +445,7 @@ def test_item5_P6_after_a_conflict_the_conflicted_candidate_stays_selected_reloa
     now = panel.current()
     assert now is not None and now["id"] == seen["id"]
     assert now["status"] == "approved" and now["revision"] == 2
-    qtbot.waitUntil(lambda: "staff:lee" in panel.details.toPlainText(), timeout=SIGNAL_TIMEOUT)
+    qtbot.waitUntil(lambda: "lee (staff)" in panel.details.toPlainText(), timeout=SIGNAL_TIMEOUT)
     assert "approved" in panel.details.toPlainText()
     assert not panel.approve_button.isEnabled() and not panel.reject_button.isEnabled()
     assert panel.apply_button.isEnabled()

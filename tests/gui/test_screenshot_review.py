@@ -52,7 +52,11 @@ def test_issue8_item14_the_audit_log_names_notes_by_their_words_and_chats_by_the
     actions = [row[2] for row in rows]
     assert "added open thread “Has a dentist appointment on Tuesday.” (direct)" in actions
     assert any(re.fullmatch("retired “.+”, a passing note whose time was up", a) for a in actions)
-    used = next(row for row in rows if row[2].endswith("notes used via recall"))
+    used = next(
+        row
+        for row in rows
+        if row[2].endswith("notes returned to the agent when it recalled memory")
+    )
     assert re.fullmatch(f"chat of {DAY}", used[3])
     # The ids are one hover away, for whoever looks the entry up elsewhere.
     tip = str(model.index(len(rows) - 1, 2).data(Qt.ItemDataRole.ToolTipRole))

@@ -139,41 +139,61 @@ def healthy(tmp_path: Path) -> Iterator[Path]:
     path.chmod(0o644)
 
 
-def test_issue9_item8_a_read_only_store_file_is_one_sentence_and_leaves_nothing(
+READ_ONLY_SENTENCE = (
+    "This store is open read-only, because its file or the folder it is in cannot be written "
+    "(a copy on read-only media, say), so nothing was changed; to change it, copy it with its "
+    ".checkpoint file to a folder you can write to and open that copy."
+)
+
+
+def _reads_and_refuses_writes(store: Path) -> None:
+    """Issue 17 item 12: a store that cannot be written opens read-only — reads and verify
+    work, a write is refused in one sentence — and nothing is written beside it."""
+    before = _state(store)
+    people = _run(store, "persons", "--json")
+    assert people.returncode == 0, people.stderr
+    assert {p["id"] for p in json.loads(people.stdout)} >= {"maya", "sam"}
+    checked = _run(store, "verify", "--json")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert json.loads(checked.stdout)["ok"]
+    words = _run(store, "verify")
+    assert "opened read-only" in words.stdout
+    refused = _run(
+        store,
+        "notes",
+        "add",
+        "--person",
+        "maya",
+        "--text",
+        "x",
+        "--kind",
+        "fact",
+        "--scope",
+        "direct",
+    )
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip() == READ_ONLY_SENTENCE
+    exported = _run(store, "export", "--person", "maya")  # every export is in the audit log
+    assert exported.returncode == 1 and exported.stdout == ""
+    assert "could not be recorded in its audit log and nothing was exported" in exported.stderr
+    assert _state(store) == before  # no -wal, no -shm, no checkpoint line written
+
+
+def test_issue17_item12_a_read_only_store_file_opens_read_only_and_leaves_nothing(
     healthy: Path,
 ) -> None:
     healthy.chmod(0o444)
-    before = _state(healthy)
-    for command in (("persons", "--json"), ("verify", "--json")):
-        result = _run(healthy, *command)
-        assert result.returncode == 1, result.stderr
-        assert "Traceback" not in result.stderr
-        assert json.loads(result.stdout)["error"] == (
-            f"The store {healthy} is read-only, and Engram writes to it even to read it "
-            "(SQLite's write-ahead log and the checkpoint); nothing was changed — make it "
-            "writable, or open a writable copy."
-        )
-        assert _state(healthy) == before  # no -wal, no -shm left behind
+    _reads_and_refuses_writes(healthy)
     healthy.chmod(0o644)
     assert _run(healthy, "verify", "--json").returncode == 0  # and it was never damaged
 
 
-def test_issue9_item8_a_healthy_store_in_a_read_only_folder_is_not_called_damaged(
-    healthy: Path,
-) -> None:
+def test_issue17_item12_a_store_in_a_read_only_folder_opens_read_only(healthy: Path) -> None:
+    healthy.chmod(0o444)
     healthy.parent.chmod(0o555)
-    before = _state(healthy)
-    result = _run(healthy, "verify", "--json")
-    assert result.returncode == 1 and "Traceback" not in result.stderr
-    error = json.loads(result.stdout)["error"]
-    assert "damaged" not in error and "backup" not in error
-    assert error == (
-        f"Cannot open the store {healthy}: its folder {healthy.parent} is read-only, and SQLite "
-        "keeps its write-ahead log beside the store; this is not damage and nothing was "
-        "changed — copy the store (with its .checkpoint file) to a folder you can write to."
-    )
-    assert _state(healthy) == before
+    _reads_and_refuses_writes(healthy)
     healthy.parent.chmod(0o755)
+    healthy.chmod(0o644)
     assert _run(healthy, "verify", "--json").returncode == 0
 
 

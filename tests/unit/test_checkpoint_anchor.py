@@ -78,6 +78,60 @@ def test_issue9_item7_a_write_never_recreates_a_missing_checkpoint(store: Store)
     assert any("there is none" in p for p in verify(store).problems)
 
 
+def test_issue17_item12_a_copy_without_its_checkpoint_is_a_warning_not_a_problem(
+    store: Store, store_path: Path, tmp_path: Path, cli: Any
+) -> None:
+    _grow(store, "first")
+    store.close()
+    copy = tmp_path / "review" / "copy.engram"
+    copy.parent.mkdir()
+    shutil.copy(store_path, copy)  # nothing on this computer ever saw a checkpoint there
+    checked = cli("verify", "--json", store=copy)
+    assert checked.code == 0, checked.out
+    report = checked.json()
+    assert report["ok"] and report["problems"] == [] and report["no_checkpoint_here"]
+    [warning] = report["warnings"]
+    assert warning.startswith("chains intact; this copy has no checkpoint here")
+    words = cli("verify", store=copy)
+    assert words.code == 0 and "NOT intact" not in words.out and "problem" not in words.out
+    assert not _side(copy, ".checkpoint").exists()  # verify vouches for nothing by itself
+
+
+def test_issue17_item12_a_checkpoint_deleted_where_one_was_seen_is_still_a_problem(
+    store: Store,
+) -> None:
+    _grow(store, "first")
+    store.checkpoint.path.unlink()  # the anchor in the user data folder saw it here
+    report = verify(store)
+    assert not report.ok and not report.no_checkpoint_here
+    assert any("this computer saw one there" in p for p in report.problems), report.problems
+
+
+def test_issue17_item12_a_real_rollback_is_still_a_problem(
+    store: Store, store_path: Path, tmp_path: Path
+) -> None:
+    """A checkpoint ahead of the store (an older database put back under its checkpoint)."""
+    _grow(store, "first")
+    old = tmp_path / "old.engram"
+    with sqlite3.connect(store_path) as src, sqlite3.connect(old) as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    _grow(store, "second")
+    store.close()
+    shutil.copy(old, store_path)
+    for suffix in ("-wal", "-shm"):
+        _side(store_path, suffix).unlink(missing_ok=True)
+    rolled_back = Store.open(str(store_path), passphrase=PASSPHRASE)
+    try:
+        report = verify(rolled_back)
+    finally:
+        rolled_back.close()
+    assert not report.ok and not report.no_checkpoint_here
+    assert any("older copy of the store may have been put back" in p for p in report.problems)
+    assert not any("no checkpoint here" in w for w in report.warnings)
+
+
 def test_issue9_item7_a_lagging_anchor_is_not_a_rollback(store: Store) -> None:
     """A crash between the checkpoint's rewrite and its anchor's: the anchor is behind."""
     _grow(store, "first")
@@ -97,7 +151,8 @@ def test_issue9_item7_reanchor_after_a_deliberate_move_is_recorded(
     moved = tmp_path / "moved" / "review.engram"
     moved.parent.mkdir()
     shutil.copy(store_path, moved)  # copied for offline review, without its checkpoint
-    assert cli("verify", store=moved).code != 0
+    copied = cli("verify", "--json", store=moved)
+    assert copied.code == 0 and copied.json()["no_checkpoint_here"], copied.out  # issue 17 #12
     done = cli("checkpoint", "reanchor", "--json", store=moved)
     assert done.code == 0, done.err
     assert done.json()["previous"] == "missing"

@@ -10,12 +10,13 @@ import pytest
 from engram.control import notes
 from engram.control.conversations import delete_conversation, preview_delete
 from engram.control.session import PersonSession
+from engram.control.wording import day
 from engram.model.clock import ManualClock
 from engram.model.events import EventType
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import NoteStatus
 from engram.model.scope import Kind, Scope
-from engram.runtime.conversations import append_turn, start_conversation
+from engram.runtime.conversations import append_turn, require_conversation, start_conversation
 from engram.runtime.note_writes import NoteDraft, contradict, learn_note, restate
 from engram.store import journal
 from engram.store.store import Store
@@ -71,17 +72,18 @@ def test_C4_cascade_preview_gives_each_note_its_true_reason(
     edited = notes.edit_note(ana, edited_from, text="Swims on Saturdays.")
 
     preview = preview_delete(ana, here)
+    started = require_conversation(store, elsewhere).created_at  # named by day, not id
     closes = {c.note.id: c.reason for c in preview.cascade.closes}
     survives = {c.note.id: c.reason for c in preview.cascade.survives}
     assert closes == {learned: "its text comes from this conversation, so it goes with it"}
     assert survives == {
         edited: (
-            "it was learned here, but its text is now ana's own edit, which this "
+            "it was learned here, but its text is now an edit by ana, which this "
             "conversation does not hold; it loses this conversation as a source"
         ),
         corroborated: (
-            f"its text comes from conversation {elsewhere}; this one only restated it, so "
-            "it loses this conversation as a source"
+            f"its text comes from the conversation of {day(started)} with ana; this one only "
+            "restated it, so it loses this conversation as a source"
         ),
         own: (
             "its text was written by ana, not taken from this conversation, which only "
@@ -140,8 +142,8 @@ def test_F1_C4_deleting_the_conversation_of_the_newer_side_reopens_the_older(
     [reopens] = preview.cascade.reopens
     assert reopens.note.id == oslo and reopens.text == "I live in Oslo."
     assert reopens.reason == (
-        f"{bergen}, which contradicted it, goes with this conversation, so what was known "
-        "before holds again"
+        "“I live in Bergen.”, which contradicted it, goes with this conversation, so what was "
+        "known before holds again"
     )
     assert preview.to_json()["reopens"][0]["id"] == oslo
     assert _status(ana, oslo) is NoteStatus.CONTRADICTED  # a preview changes nothing

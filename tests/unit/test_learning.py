@@ -321,7 +321,7 @@ def test_P6_decisions_carry_the_revision_and_a_stale_one_conflicts(store: Store)
     assert _texts(store) == []  # approval is not application
     applied = candidates.apply(dana, porto["id"])
     assert applied["status"] == "applied" and _texts(store) == ["Lives in Porto."]
-    with pytest.raises(NotAllowed, match="only an approved candidate"):
+    with pytest.raises(NotAllowed, match="only an approved suggestion"):
         candidates.apply(dana, acme["id"])
     candidates.reject(lee, acme["id"], 1, "Temporary job")
     trail = candidates.audit(dana, acme["id"])

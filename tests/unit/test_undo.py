@@ -243,7 +243,7 @@ def test_issue8_item18_last_means_this_actors_own_last_change_in_this_session(
     assert change is not None and change.action == "rescope" and change.note == mine
     staff_change = undo.last_change(staff, start)
     assert staff_change is not None
-    with pytest.raises(NotAllowed, match="made by staff:dana; you can undo only your own"):
+    with pytest.raises(NotAllowed, match="made by dana \\(staff\\); you can undo only your own"):
         undo.undo(ana, staff_change.seq, start)
     with pytest.raises(NotAllowed, match="in this session"):
         undo.undo(ana, 3, start)  # ana's deletion before the session

@@ -12,6 +12,7 @@ from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, s
 from engram.control import conversations as conversation_control
 from engram.control import views
 from engram.control.session import check_session_actor
+from engram.control.wording import counted, verb
 from engram.engine import history_search
 from engram.engine import recall as recall_rules
 from engram.model.conversation import Surface
@@ -198,17 +199,20 @@ def cmd_delete(ctx: CommandContext) -> int:
     if ctx.as_json:
         emit_json(result.to_json())
         return 0
-    verb = "Deleted" if result.done else "Deleting would delete"
-    emit_line(f"{verb} conversation {conversation}.")
-    for verb, notes in (
+    did = "Deleted" if result.done else "Deleting would delete"
+    named = f"{result.named} ({conversation})" if result.named else f"conversation {conversation}"
+    emit_line(f"{did} {named}.")
+    for doing, notes in (
         ("closes  ", result.cascade.closes),
         ("survives", result.cascade.survives),
         ("reopens ", result.cascade.reopens),
     ):
         for item in notes:
-            emit_line(f"  {verb} {item.note.id}  {shorten(item.text)} ({item.reason})")
+            emit_line(f"  {doing} {item.note.id}  {shorten(item.text)} ({item.reason})")
     if result.others_closing:
-        emit_line(f"  and {result.others_closing} notes about other participants close")
+        others = counted(result.others_closing, "note")
+        closing = verb(result.others_closing, "closes", "close")
+        emit_line(f"  and {others} about other participants {closing}")
     return 0
 
 

@@ -8,6 +8,7 @@ from engram.cli.argument_help import NOTE, PERSON, PERSON_MAYBE_NEW
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
 from engram.control import notes
+from engram.control.wording import percent
 from engram.model.clock import iso, parse_time
 from engram.model.ids import ConversationId
 from engram.model.scope import Durability, Kind, Scope, parse_enum
@@ -103,7 +104,8 @@ def cmd_show(ctx: CommandContext) -> int:
     emit_line(f"{detail['id']}  {detail['kind']}  {detail['scope']}  {detail['status']}")
     emit_line(f"  {detail['text']}")
     emit_line(f"  valid {detail['valid_from']} → {detail['valid_to'] or 'now'}")
-    emit_line(f"  confidence {detail['confidence']['formula']}")
+    confidence = detail["confidence"]
+    emit_line(f"  confidence {percent(confidence['confidence_bp'])} ({confidence['formula']})")
     for source in detail["sources"]:
         emit_line(f"  source {source['conversation']} turn {source['turn'] or '-'}")
     for version in detail["versions"]:

@@ -12,6 +12,7 @@ from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons, reanchor
 from engram.control.erase import how_checked
 from engram.control.private_file import NOT_ENCRYPTED
+from engram.control.wording import counted
 from engram.model.errors import InvalidInput
 from engram.runtime import transcript_import
 from engram.store.location import describe, store_url
@@ -151,7 +152,13 @@ def cmd_verify(ctx: CommandContext) -> int:
         emit_json(report.to_json())
     else:
         verdict = "intact" if report.ok else "NOT intact"
-        emit_line(f"Store {verdict}: {report.chains} chains, {report.entries} entries checked.")
+        chains, entries = (
+            counted(report.chains, "chain"),
+            counted(report.entries, "entry", "entries"),
+        )
+        emit_line(f"Store {verdict}: {chains}, {entries} checked.")
+        if store.read_only:
+            emit_line("  opened read-only: its file or the folder it is in cannot be written")
         for problem in report.problems:
             emit_line(f"  problem: {problem}")
         for warning in report.warnings:
@@ -207,13 +214,13 @@ def cmd_erase(ctx: CommandContext) -> int:
     else:
         scan = report["raw_file_scan"]
         emit_line(
-            f"Erased {report['person']}: {len(report['keys_destroyed'])} keys destroyed, "
-            f"{sum(report['rows_deleted'].values())} rows deleted."
+            f"Erased {report['person']}: {counted(len(report['keys_destroyed']), 'key')} "
+            f"destroyed, {counted(sum(report['rows_deleted'].values()), 'row')} deleted."
         )
         if scan.get("scanned"):
             emit_line(
                 f"Raw file scan of {', '.join(scan['scanned'])}: "
-                f"{scan['found']} traces of erased ciphertext found."
+                f"{counted(scan['found'], 'trace')} of erased ciphertext found."
             )
             emit_line(f"How it was checked: {how_checked(report)}.")
         else:

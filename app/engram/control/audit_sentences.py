@@ -1,8 +1,10 @@
 """What a journal event did, as a sentence of the audit log.
 
-Pure: `describe` reads only the event's clear part. Notes are named by a function the
-caller passes: by id for the command line, by their words for the people who read the
-inspector's log and the access report (forensics quotes them).
+Pure: `describe` reads only the event's clear part. Notes and suggestions are named by
+functions the caller passes: by id for the command line, by their words for the people who
+read the inspector's log and the access report (forensics quotes them). With `people`, the
+rest of a sentence carries no ids either (issue 17 item 13): no event numbers, no
+conversation ids, no words of the machinery ("assembly", "extraction checkpoint").
 """
 
 from __future__ import annotations
@@ -16,11 +18,34 @@ from engram.model.events import Event, EventType
 Name = Callable[[str], str]
 
 
-def describe(event: Event, first: Name = lambda n: f"note {n}", other: Name = str) -> str:
+# What the agent did with notes it used, by `via` (people's words; the CLI says `via`).
+_USED = {
+    "assembly": "put in what the agent saw for a turn",
+    "recall": "returned to the agent when it recalled memory",
+    "search": "found by the agent's memory search",
+}
+# Events that need no name, in people's words.
+_PLAIN = {
+    EventType.EXTRACTION_CHECKPOINT: "noted which turns were already learned from",
+    EventType.DIGEST_LINE_ADDED: "summed up a conversation for the recent-conversations list",
+    EventType.PROFILE_REBUILT: "rebuilt the profile (language, tone and preferences)",
+}
+
+
+def describe(
+    event: Event,
+    first: Name = lambda n: f"note {n}",
+    other: Name = str,
+    *,
+    candidate: Name = lambda c: f"candidate {c}",
+    people: bool = False,
+) -> str:
     """What an event did. Notes are named by `first` where a sentence starts with one and
-    by `other` after that: by id ("note n_1 corrected as n_2"), or, for people, by their
-    words (control.forensics)."""
+    by `other` after that, suggestions by `candidate`: by id ("note n_1 corrected as n_2"),
+    or, for `people`, by their words (control.forensics)."""
     body = event.body
+    if people and event.type in _PLAIN:
+        return _PLAIN[event.type]
     match event.type:
         case EventType.NOTE_ADDED:
             kind = str(body["kind"]).replace("_", " ")
@@ -42,27 +67,40 @@ def describe(event: Event, first: Name = lambda n: f"note {n}", other: Name = st
         case EventType.MERGED:
             return f"{counted(len(body['merged']), 'note')} merged into {other(body['into'])}"
         case EventType.CONVERSATION_DELETED:
-            return (
-                f"conversation {body['conversation']} deleted: "
-                f"{counted(len(body.get('closed', [])), 'note')} closed"
-            )
+            closed = counted(len(body.get("closed", [])), "note")
+            if people:  # its day and people went with it
+                return f"deleted a conversation (its transcript and key): {closed} closed"
+            return f"conversation {body['conversation']} deleted: {closed} closed"
         case EventType.REOPENED:
             return (
                 f"{first(body['note'])} reopened: {other(body['after'])}, which contradicted "
                 "it, went"
             )
         case EventType.ITEM_USED:
-            return f"{counted(len(body['notes']), 'note')} used via {body.get('via', 'assembly')}"
+            notes, via = counted(len(body["notes"]), "note"), str(body.get("via", "assembly"))
+            if people:
+                return f"{notes} {_USED.get(via, 'used by the agent')}"
+            return f"{notes} used via {via}"
+        case EventType.CANDIDATE_SUGGESTED:
+            named = candidate(body["candidate"])
+            return f"suggested remembering {named}" if people else f"suggested {named}"
+        case EventType.CANDIDATE_REVIEWED:
+            decision = str(body.get("decision", "reviewed"))
+            named = candidate(body["candidate"])
+            return f"{decision} the suggestion {named}" if people else f"{decision} {named}"
+        case EventType.CANDIDATE_APPLIED:
+            named = candidate(body["candidate"])
+            return f"applied the suggestion {named} as a note" if people else f"applied {named}"
         case EventType.UNDONE:
-            return _describe_undo(body, first, other)
+            return _describe_undo(body, first, other, people)
         case EventType.EXPORTED:
             return _describe_export(body)
         case _:
             return event.type.value.replace("_", " ")
 
 
-def _describe_undo(body: Any, first: Name, other: Name) -> str:
-    undid = f"undid event {body['undoes']}"
+def _describe_undo(body: Any, first: Name, other: Name, people: bool) -> str:
+    undid = "undid" if people else f"undid event {body['undoes']}"
 
     def back(name: Name) -> str:
         restored, new = name(body["restored"]), other(body["new"])
@@ -73,11 +111,21 @@ def _describe_undo(body: Any, first: Name, other: Name) -> str:
 
     match body["action"]:
         case "edit":
-            return f"{undid} (an edit): {first(body['note'])} closed, {back(other)}"
+            return f"{undid} {_AN['edit'][people]}: {first(body['note'])} closed, {back(other)}"
         case "rescope":
-            return f"{undid} (a change of scope): {first(body['note'])} back to {body['scope']}"
+            return (
+                f"{undid} {_AN['rescope'][people]}: {first(body['note'])} back to {body['scope']}"
+            )
         case _:
-            return f"{undid} (a deletion): {back(first)}"
+            return f"{undid} {_AN['delete'][people]}: {back(first)}"
+
+
+# What an undone change was: (for the command line, after its number; for people).
+_AN = {
+    "edit": ("(an edit)", "an edit"),
+    "rescope": ("(a change of scope)", "a change of scope"),
+    "delete": ("(a deletion)", "a deletion"),
+}
 
 
 # What an `exported` event says: (done, attempted) for each kind of file a person takes away.

@@ -13,10 +13,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from engram.control import notes as memory_control
+from engram.control import wording
 from engram.control.session import PersonSession
 from engram.model.errors import Conflict, InvalidInput, NotAllowed, NotFound, StateConflict
 from engram.model.events import Event, EventType, NewEvent
-from engram.model.ids import CandidateId, ConversationId
+from engram.model.ids import CandidateId, ConversationId, NoteId
 from engram.model.notes import CandidateState
 from engram.runtime.note_writes import read_suggestion, writable_conversation
 from engram.store import journal, projection_state
@@ -73,7 +74,15 @@ def get_candidate(session: PersonSession, candidate_id: str) -> dict[str, Any]:
         )
         event = journal.event_at(conn, person, state.payload_seq)
         sealed = journal.texts(store, conn, person, [state.payload_seq]).get(state.payload_seq)
-    return _json(state, event, sealed)
+    found = _json(state, event, sealed)
+    # The notes it would replace or restate, by their words (issue 17 item 13).
+    related = [NoteId(found[k]) for k in ("contradicts", "restates") if found.get(k)]
+    if related:
+        texts = memory_control.texts_of(session, memory_control.notes_by_ids(session, related))
+        for key in ("contradicts", "restates"):
+            if found.get(key):
+                found[f"{key}_text"] = texts.get(NoteId(found[key]))
+    return found
 
 
 def audit(session: PersonSession, candidate_id: str) -> list[dict[str, Any]]:
@@ -149,11 +158,14 @@ def _review(
     state = _locked_state(txn, session, candidate_id)
     if state.revision != revision:
         raise Conflict(
-            f"Candidate {candidate_id} is at revision {state.revision}, not {revision}: "
-            "someone else decided first; reload it and decide again."
+            f"The suggestion {_named(txn, session, state)} changed since it was shown "
+            f"(revision {state.revision}, not {revision}): someone else decided first; "
+            "reload it and decide again."
         )
     if state.status != "pending":
-        raise StateConflict(f"Candidate {candidate_id} is already {state.status}.")
+        raise StateConflict(
+            f"The suggestion {_named(txn, session, state)} is already {state.status}."
+        )
     body = {"candidate": candidate_id, "revision": revision, "decision": decision}
     event = NewEvent(EventType.CANDIDATE_REVIEWED, session.actor, body, None, reason)
     journal.append(session.store, txn, session.person, [event])
@@ -164,7 +176,8 @@ def _apply(txn: WriteTxn, session: PersonSession, candidate_id: str) -> str:
     state = _locked_state(txn, session, candidate_id)
     if state.status != "approved":
         raise StateConflict(
-            f"Candidate {candidate_id} is {state.status}; only an approved candidate is applied."
+            f"The suggestion {_named(txn, session, state)} is {state.status}; only an approved "
+            "suggestion is applied."
         )
     suggested = journal.event_at(txn.conn, person, state.payload_seq)
     assert suggested is not None
@@ -175,11 +188,12 @@ def _apply(txn: WriteTxn, session: PersonSession, candidate_id: str) -> str:
         try:  # W4 and W7 at apply time too
             writable_conversation(txn, person, ConversationId(origin))
         except NotAllowed as refusal:
-            raise NotAllowed(f"Candidate {candidate_id} cannot be applied: {refusal}") from None
+            raise NotAllowed(
+                f"The suggestion {wording.quoted(text)} cannot be applied: {refusal}"
+            ) from None
     if text is None:
         raise NotAllowed(
-            f"Candidate {candidate_id}'s text is gone (its conversation was deleted); it "
-            "cannot be applied."
+            "The suggestion's text is gone (its conversation was deleted); it cannot be applied."
         )
     events, note = memory_control.candidate_note_events(txn, session, suggested, text)
     events.append(
@@ -199,6 +213,12 @@ def _found(
     if state is None:
         raise NotFound(f"{session.person} has no candidate {candidate_id!r}.")
     return state
+
+
+def _named(txn: WriteTxn, session: PersonSession, state: CandidateState) -> str:
+    """A suggestion by its words, for the sentences people read (never its id)."""
+    sealed = journal.texts(session.store, txn.conn, session.person, [state.payload_seq])
+    return wording.quoted(read_suggestion(sealed.get(state.payload_seq)).text)
 
 
 def _json(state: CandidateState, suggested: Event | None, sealed: str | None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
+from engram.control.wording import actor_named, conversation_named, quoted
 from engram.model.conversation import EntryKind
 from engram.model.errors import NotAllowed
 from engram.model.events import EventType as E
@@ -62,6 +63,8 @@ class ConversationDeletion:
     others_closing: int = 0
     done: bool = False
     report: dict[str, Any] = field(default_factory=dict)
+    # The conversation in words ("the conversation of 3 Nov with maya and sam").
+    named: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """As printed by `engram conversation delete --json`."""
@@ -77,23 +80,34 @@ class ConversationDeletion:
         }
 
 
-def why_it_survives(note: Note, conversation: ConversationId) -> str:
-    """The true reason a note touching a conversation outlives its deletion (C4)."""
+def named_conversation(session: PersonSession, conversation: str) -> str:
+    """A conversation by its day and people ("the conversation of 3 Nov with maya and
+    sam"), never its id (issue 17 item 13)."""
+    with session.store.read() as conn:
+        info = conversation_log.get(conn, ConversationId(conversation))
+    if info is None:
+        return conversation_named(None)
+    return conversation_named(info.created_at, info.participants)
+
+
+def why_it_survives(session: PersonSession, note: Note, conversation: ConversationId) -> str:
+    """The true reason a note touching a conversation outlives its deletion (C4), naming
+    the other conversation and the author in words."""
     if note.origin is not None:
         return (
-            f"its text comes from conversation {note.origin}; this one only restated it, "
-            "so it loses this conversation as a source"
+            f"its text comes from {named_conversation(session, note.origin)}; this one only "
+            "restated it, so it loses this conversation as a source"
         )
     if note.supersedes is not None:
         learned = bool(note.sources) and note.sources[0].conversation == conversation
         where = "it was learned here, but" if learned else "this conversation restated it, but"
         return (
-            f"{where} its text is now {note.actor}'s own edit, which this conversation does "
-            "not hold; it loses this conversation as a source"
+            f"{where} its text is now an edit by {actor_named(note.actor)}, which this "
+            "conversation does not hold; it loses this conversation as a source"
         )
     return (
-        f"its text was written by {note.actor}, not taken from this conversation, which only "
-        "restated it; it loses this conversation as a source"
+        f"its text was written by {actor_named(note.actor)}, not taken from this "
+        "conversation, which only restated it; it loses this conversation as a source"
     )
 
 
@@ -106,15 +120,20 @@ def _cascade(session: PersonSession, conversation: ConversationId) -> Cascade:
             reason = "its text comes from this conversation, so it goes with it"
             cascade.closes.append(CascadeNote(view, reason))
         else:
-            cascade.survives.append(CascadeNote(view, why_it_survives(view.note, conversation)))
-    closing = [c.note.id for c in cascade.closes]
-    for view, after in memory_control.reopening(session, closing, conversation):
+            reason = why_it_survives(session, view.note, conversation)
+            cascade.survives.append(CascadeNote(view, reason))
+    closing = {c.note.id: c.text for c in cascade.closes}
+    for view, after in memory_control.reopening(session, list(closing), conversation):
         reason = (
-            f"{after}, which contradicted it, goes with this conversation, so what was known "
-            "before holds again"
+            f"{quoted(closing.get(after))}, which contradicted it, goes with this "
+            "conversation, so what was known before holds again"
         )
         cascade.reopens.append(CascadeNote(view, reason))
     return cascade
+
+
+def _sentence_start(words: str) -> str:
+    return words[:1].upper() + words[1:]
 
 
 def preview_delete(session: PersonSession, conversation: ConversationId) -> ConversationDeletion:
@@ -128,7 +147,8 @@ def preview_delete(session: PersonSession, conversation: ConversationId) -> Conv
             continue
         other = PersonSession(session.store, person, session.actor)
         others += len(_cascade(other, conversation).closes)
-    return ConversationDeletion(conversation, _cascade(session, conversation), others)
+    named = conversation_named(info.created_at, info.participants)
+    return ConversationDeletion(conversation, _cascade(session, conversation), others, named=named)
 
 
 def delete_conversation(
@@ -171,7 +191,9 @@ def delete_conversation(
             },
         )
     finished = pending_erasure.finish_or_raise(
-        store, f"Conversation {conversation} was deleted (its key destroyed, its rows gone)"
+        store,
+        f"{_sentence_start(preview.named or 'the conversation')} was deleted (its key "
+        "destroyed, its rows gone)",
     )
     preview.done = True
     preview.report = {

@@ -19,7 +19,7 @@ from typing import Literal
 
 from engram.control.private_file import PrivateFile
 from engram.control.session import PersonSession
-from engram.model.errors import EngramError
+from engram.model.errors import EngramError, ReadOnlyStore
 from engram.model.events import EventType, NewEvent
 from engram.store import journal
 
@@ -29,8 +29,24 @@ What = Literal["export", "access_report"]
 To = Literal["file", "stdout"]
 
 
+# Why nothing can be exported from a store opened read-only (issue 17 item 12).
+EXPORT_READ_ONLY = (
+    "This store is open read-only, so an export could not be recorded in its audit log and "
+    "nothing was exported; copy the store with its .checkpoint file to a folder you can "
+    "write to, and export from that copy."
+)
+
+
+def ensure_recordable(session: PersonSession) -> None:
+    """Refuse, before anything is read or written, an export that could not be recorded:
+    every export is in the audit log, or it does not happen (a store opened read-only)."""
+    if session.store.read_only:
+        raise ReadOnlyStore(EXPORT_READ_ONLY)
+
+
 def record_export(session: PersonSession, what: What, to: To, *, failed: bool = False) -> None:
     """Append the `exported` event: the session's actor sent `what` `to` somewhere."""
+    ensure_recordable(session)
     body: dict[str, object] = {"what": what, "to": to}
     if failed:
         body["failed"] = True

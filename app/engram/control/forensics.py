@@ -17,8 +17,9 @@ from typing import IO, Any
 
 from engram.control import candidates as candidate_control
 from engram.control import notes as memory_control
+from engram.control import wording
 from engram.control.audit_sentences import Name, describe
-from engram.control.export_record import publish_recorded, record_export
+from engram.control.export_record import ensure_recordable, publish_recorded, record_export
 from engram.control.json_stream import Lazy, chunks, materialize
 from engram.control.private_file import PrivateFile
 from engram.control.session import PersonSession
@@ -26,9 +27,10 @@ from engram.control.views import NoteView, conversation_json
 from engram.model.clock import iso
 from engram.model.conversation import ConversationInfo, EntryKind
 from engram.model.events import Event, EventType
-from engram.model.ids import NoteId
+from engram.model.ids import CandidateId, NoteId
 from engram.model.notes import EVERY_NOTE
 from engram.model.progress import Progress
+from engram.runtime.note_writes import read_suggestion
 from engram.store import conversation_log, journal, projection_notes, projection_state
 from engram.store.store import Store
 from engram.store.verify import Cancelled, VerifyReport, verify
@@ -36,7 +38,16 @@ from engram.store.verify import Cancelled, VerifyReport, verify
 PAGE = 200  # rows read, decrypted and held at once by an export: notes, turns, entries
 SAID_CHARS = 60  # a note quoted in the audit log's words
 
-_TEXT_EVENTS = {EventType.DELETED: "reason", EventType.DIGEST_LINE_ADDED: "line"}
+_TEXT_EVENTS = {
+    EventType.DELETED: "reason",
+    EventType.DIGEST_LINE_ADDED: "line",
+    EventType.CANDIDATE_REVIEWED: "reason",
+}
+_CANDIDATE_EVENTS = (
+    EventType.CANDIDATE_SUGGESTED,
+    EventType.CANDIDATE_REVIEWED,
+    EventType.CANDIDATE_APPLIED,
+)
 _NOTE_KEYS = ("note", "old", "new", "restored", "after", "kept", "into")
 
 
@@ -69,6 +80,7 @@ def _audit_rows(session: PersonSession, conn: Any, events: list[Event]) -> list[
     causes = [e.cause.conversation for e in events if e.cause is not None]
     started = conversation_log.started_at(conn, person, causes)
     quoted = _quoting(session, conn, events)
+    suggestion = _suggestions(session, conn, events)
     rows = []
     for event in events:
         cause = event.cause.to_json() if event.cause else None
@@ -78,7 +90,8 @@ def _audit_rows(session: PersonSession, conn: Any, events: list[Event]) -> list[
             "actor": event.actor,
             "type": event.type.value,
             "action": describe(event),
-            "said": describe(event, quoted, quoted),  # notes by their words, for people
+            # Notes and suggestions by their words, and no ids, for people (issue 17 item 13).
+            "said": describe(event, quoted, quoted, candidate=suggestion, people=True),
             "cause": cause,
             "cause_started": iso(started.get(str((cause or {}).get("conversation")))),
         }
@@ -103,15 +116,30 @@ def _quoting(session: PersonSession, conn: Any, events: list[Event]) -> Name:
 
     def quoted(note: str) -> str:
         if note not in texts:
-            return f"note {note}"
-        text = texts[note]
-        if text is None:
-            return "a note whose words were removed"
-        if len(text) > SAID_CHARS:
-            text = text[: SAID_CHARS - 1].rstrip() + "…"
-        return f"“{text}”"
+            return "a note no longer kept"
+        return wording.quoted(texts[note], SAID_CHARS)
 
     return quoted
+
+
+def _suggestions(session: PersonSession, conn: Any, events: list[Event]) -> Name:
+    """Names a suggestion (candidate) by its words, for the audit log people read."""
+    ids = sorted({str(e.body.get("candidate")) for e in events if e.type in _CANDIDATE_EVENTS})
+    seqs: dict[str, int] = {}
+    for candidate_id in ids:
+        state = projection_state.candidate(conn, session.person, CandidateId(candidate_id))
+        if state is not None:
+            seqs[candidate_id] = state.payload_seq
+    found = journal.texts(session.store, conn, session.person, list(seqs.values()))
+    texts = {c: read_suggestion(found.get(seq)).text for c, seq in seqs.items()}
+
+    def named(candidate_id: str) -> str:
+        if candidate_id not in texts:
+            return "no longer kept"
+        text = texts[candidate_id]
+        return "whose words were removed" if text is None else wording.quoted(text, SAID_CHARS)
+
+    return named
 
 
 # ---- the export -------------------------------------------------------------------------
@@ -258,6 +286,7 @@ def write_export(
     the person's audit log. The file is not encrypted. Written whole or not at all
     (control.private_file); None, with nothing written or recorded, when `cancelled`
     says stop."""
+    ensure_recordable(session)
     with PrivateFile(path, "export") as file:
         try:
             _stream(
@@ -275,6 +304,7 @@ def write_export(
 def export_to(session: PersonSession, out: IO[str]) -> None:
     """Stream the export as JSON to a text stream (the CLI's standard output), then record
     it. Characters the stream's encoding cannot carry are written as \\u escapes."""
+    ensure_recordable(session)  # before a byte goes out
     encoding = getattr(out, "encoding", None) or "utf-8"
     ensure_ascii = not codecs.lookup(encoding).name.startswith("utf")
     _stream(session, out.write, ensure_ascii=ensure_ascii)

@@ -12,6 +12,7 @@ from typing import Any
 
 from engram.control.session import PersonSession
 from engram.control.views import NoteView, confidence_arithmetic, usage_json
+from engram.control.wording import quoted
 from engram.engine import merge
 from engram.engine.fold import fold_as_of
 from engram.engine.ranking import rank
@@ -300,8 +301,9 @@ def show_note(
 def _open_note(session: PersonSession, note_id: str) -> Note:
     note = get_note(session, note_id)
     if not note.is_active:
+        named = quoted(texts_of(session, [note]).get(note.id))  # its words, not its id
         raise StateConflict(
-            f"Note {note_id} is already closed ({note.status.value}); only active notes "
+            f"The note {named} is already closed ({note.status.value}); only active notes "
             "can be changed."
         )
     return note

@@ -21,6 +21,7 @@ from typing import Any
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
+from engram.control.wording import actor_named
 from engram.engine.undo import ACTION_NAMES, UNDOABLE, CannotUndo, undo_body
 from engram.model.clock import iso
 from engram.model.errors import NotAllowed, NotFound, StateConflict
@@ -109,7 +110,8 @@ def undo(session: PersonSession, change_seq: int, since_seq: int = 0) -> Undone:
             raise NotFound(f"There is no edit, change of scope or deletion {change_seq} to undo.")
         if change.actor != session.actor:
             raise NotAllowed(
-                f"That change was made by {change.actor}; you can undo only your own changes."
+                f"That change was made by {actor_named(change.actor)}; you can undo only your "
+                "own changes."
             )
         if change.seq <= since_seq:
             raise NotAllowed("Only a change made in this session can be undone.")

@@ -63,11 +63,11 @@ class AudiencePanel(QWidget):
         self.recall = QPlainTextEdit()
         self.recall.setReadOnly(True)
         self.recall.setTabChangesFocus(True)
-        self.recall.setAccessibleName("What memory_recall would return")
+        self.recall.setAccessibleName("What the agent gets when it recalls memory")
         form = QFormLayout()
         form.addRow("Block the model would get:", self.block)
         form.addRow("Dropped:", self.dropped)
-        form.addRow("memory_recall would return:", self.recall)
+        form.addRow("When the agent recalls memory, it gets:", self.recall)
         layout.addLayout(form, 1)
         self.refresh.clicked.connect(lambda: self.preview_requested.emit(self.chosen()))
         self.audience.currentIndexChanged.connect(

@@ -18,8 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.control.wording import counted
-from engram.gui.notes_model import day
+from engram.control.wording import actor_named, counted, day
 
 COLUMNS = ("When", "Actor", "Action", "Cause")
 Index = QModelIndex | QPersistentModelIndex
@@ -29,7 +28,7 @@ def _cells(row: dict[str, Any]) -> tuple[str, str, str, str]:
     extra = row.get("reason") or ""
     return (
         (row["at"] or "")[:19].replace("T", " "),
-        row["actor"],
+        actor_named(row["actor"]),  # the id stays in the tooltip
         row.get("said", row["action"]) + (f" — “{extra}”" if extra else ""),
         _cause(row),
     )
@@ -51,7 +50,9 @@ def _tooltip(row: dict[str, Any]) -> str:
     ids = " · ".join(
         f"{name} {value}" for name, value in cause.items() if isinstance(value, str) and value
     )
-    return f"entry {row['seq']}: {row['action']}" + (f"\ncause: {ids}" if ids else "")
+    return f"entry {row['seq']} by {row['actor']}: {row['action']}" + (
+        f"\ncause: {ids}" if ids else ""
+    )
 
 
 class AuditModel(QAbstractTableModel):
@@ -125,11 +126,20 @@ class AuditPanel(QWidget):
         self.progress.setAccessibleName("Verify progress")
         self.result = QLabel("Not checked yet.")
         self.result.setWordWrap(True)
+        # Offered once verify found a copy without its checkpoint (issue 17 item 12).
+        self.reanchor_button = QPushButton("Re-anchor this c&opy…")
+        self.reanchor_button.setAccessibleName("Re-anchor this copy")
+        self.reanchor_button.setToolTip(
+            "Vouch for this copy as it is now: a new checkpoint beside it, so that an older "
+            "copy put in its place is caught from now on"
+        )
+        self.reanchor_button.setVisible(False)
         row.addWidget(self.verify_button)
         row.addWidget(self.cancel_button)
         row.addWidget(self.progress, 1)
         layout.addLayout(row)
         layout.addWidget(self.result)
+        layout.addWidget(self.reanchor_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.verify_button.clicked.connect(self.verify_requested.emit)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
 

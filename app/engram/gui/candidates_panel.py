@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.control.wording import actor_named, quoted
 from engram.gui.widgets import offer
 
 COLUMNS = ("Status", "Rev", "Kind", "Flags", "Text")
@@ -52,7 +53,8 @@ class CandidatesPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[dict[str, Any]] = []
-        self.past = False  # time travel shows the past: no decision can be made
+        # Why no decision can be made ("" when one can): time travel, a read-only store.
+        self.past: bool | str = False
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(QLabel("Show"))
@@ -171,10 +173,13 @@ class CandidatesPanel(QWidget):
             href = f"turn:{source['conversation']}/{source['turn']}"
             link = f' — <a href="{e(href)}">open the turn it came from</a>'
         relation = ""
+        # The notes it touches by their words; their ids in the tooltip (issue 17 item 13).
         if candidate.get("contradicts"):
-            relation = f"<p>Replaces note {e(candidate['contradicts'])} if applied.</p>"
+            named = _note_named(candidate["contradicts"], candidate.get("contradicts_text"))
+            relation = f"<p>Replaces the note {named} if applied.</p>"
         elif candidate.get("restates"):
-            relation = f"<p>Restates note {e(candidate['restates'])}.</p>"
+            named = _note_named(candidate["restates"], candidate.get("restates_text"))
+            relation = f"<p>Restates the note {named}.</p>"
         warnings = []
         if candidate["sensitive"]:
             warnings.append("touches a sensitive topic")
@@ -182,7 +187,8 @@ class CandidatesPanel(QWidget):
             warnings.append("was said with hedging")
         caution = f"<p><b>Review with care:</b> {e(', '.join(warnings))}.</p>" if warnings else ""
         rows = "".join(
-            f"<tr><td>{e(t['at'][:19].replace('T', ' '))}</td><td>{e(t['actor'])}</td>"
+            f"<tr><td>{e(t['at'][:19].replace('T', ' '))}</td>"
+            f"<td title='{e(t['actor'])}'>{e(actor_named(t['actor']))}</td>"
             f"<td>{e(t['event'].replace('candidate_', ''))}"
             f"{' ' + e(t['decision']) if t.get('decision') else ''}"
             f"{' — “' + e(t['reason']) + '”' if t.get('reason') else ''}</td></tr>"
@@ -203,7 +209,7 @@ class CandidatesPanel(QWidget):
         if candidate:
             self.candidate_selected.emit(candidate["id"])
 
-    def set_past(self, past: bool) -> None:
+    def set_past(self, past: bool | str) -> None:
         """Time travel on (True) or off: decisions change the store, so not in the past."""
         self.past = past
         self._update_buttons()
@@ -231,3 +237,8 @@ class CandidatesPanel(QWidget):
         if target.startswith("turn:"):
             conversation, _, turn = target[5:].partition("/")
             self.turn_requested.emit(conversation, turn)
+
+
+def _note_named(note: str, text: str | None) -> str:
+    """A note a suggestion touches, by its words (its id in the tooltip)."""
+    return f"<span title='{html.escape(note)}'>{html.escape(quoted(text))}</span>"

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.control.wording import actor_named, day, percent
 from engram.gui import theme
-from engram.gui.notes_model import day
 from engram.model.scope import Scope
 
 
@@ -45,7 +45,7 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
         f"<p>{_badge(detail['scope'])} &nbsp; {e(detail['kind'].replace('_', ' '))} · "
         f"{e(detail['durability'])} · <b>{e(detail['status'])}</b></p>",
         f"<p><b>Valid</b> {_when(detail['valid_from'])} → {_when(detail['valid_to'])}"
-        f"<br><b>Recorded by</b> {e(detail['actor'])}</p>",
+        f"<br><b>Recorded by</b> {_actor(detail['actor'])}</p>",
     ]
     closed = detail.get("closed_by")
     if closed:
@@ -53,10 +53,7 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     conf = detail["confidence"]
     corroborators = _corroborators(conf["corroborators"], detail["sources"])
     parts.append(
-        f"<p><b>Confidence</b> {conf['confidence_bp'] / 100:.0f}%<br>"
-        f"<tt>{e(conf['formula'])}</tt> basis points<br>"
-        f"initial {conf['initial_bp']} + {conf['per_corroborator_bp']} per independent "
-        f"corroborator, at most {conf['cap_bp']}; corroborated by: {corroborators}</p>"
+        f"<p><b>Confidence</b> {confidence_sentence(conf)}; corroborated by: {corroborators}</p>"
     )
     sources = detail["sources"]
     if sources:
@@ -83,18 +80,45 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     usage = detail["usage"]
     if usage:
         rows = "".join(
-            f"<li>{_when(u['at'])} · {e(u['via'])} · rank {u['rank']}</li>" for u in usage[-10:]
+            f"<li>{_when(u['at'])} · {e(USED_VIA.get(u['via'], 'used by the agent'))} · "
+            f"ranked {u['rank']}</li>"
+            for u in usage[-10:]
         )
         more = f" (last 10 of {len(usage)})" if len(usage) > 10 else ""
         parts.append(f"<p><b>Used</b> {len(usage)} times{more}</p><ul>{rows}</ul>")
     else:
         parts.append("<p><b>Used</b> not yet put in any turn</p>")
     history = "".join(
-        f"<li>{_when(h['at'])} · {e(h['type'].replace('_', ' '))} · {e(h['actor'])}</li>"
+        f"<li>{_when(h['at'])} · {e(h['type'].replace('_', ' '))} · {_actor(h['actor'])}</li>"
         for h in detail["history"]
     )
     parts.append(f"<p><b>History</b></p><ul>{history}</ul>")
     return "".join(parts)
+
+
+# How the agent used a note, by the usage ledger's `via` (issue 17 item 13).
+USED_VIA = {
+    "assembly": "put in what the agent saw",
+    "recall": "returned when the agent recalled memory",
+    "search": "found by the agent's memory search",
+}
+
+
+def _actor(actor: str) -> str:
+    """Who, in words; the id in the tooltip."""
+    return f"<span title='{html.escape(actor)}'>{html.escape(actor_named(actor))}</span>"
+
+
+def confidence_sentence(conf: dict[str, Any]) -> str:
+    """The confidence arithmetic (F3) in percentages, not basis points: "75% — 70% to begin
+    with, + 5% for each other conversation that confirmed it (1), at most 100%"."""
+    count = len(conf["corroborators"])
+    capped = conf["uncapped_bp"] > conf["cap_bp"]
+    return (
+        f"{percent(conf['confidence_bp'])} — {percent(conf['initial_bp'])} to begin with, "
+        f"+ {percent(conf['per_corroborator_bp'])} for each other conversation that confirmed "
+        f"it ({count}), at most {percent(conf['cap_bp'])}" + (" (reached)" if capped else "")
+    )
 
 
 CLOSURES = {
@@ -149,7 +173,7 @@ def closing_sentence(closed: dict[str, Any]) -> str:
         )
     return (
         f"<b>Closed</b> {by}, {_day(closed['at'])}{evidence}"
-        f"<br><span style='color:gray'>by {e(closed['actor'])}</span>"
+        f"<br><span style='color:gray'>by {_actor(closed['actor'])}</span>"
     )
 
 

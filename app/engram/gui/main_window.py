@@ -25,7 +25,7 @@ from engram.gui.candidates_panel import CandidatesPanel
 from engram.gui.conversations_panel import ConversationsPanel
 from engram.gui.detail_panel import DetailPanel
 from engram.gui.empty_state import EmptyState
-from engram.gui.notes_filters import NotesFilterBar, TimeTravelBanner
+from engram.gui.notes_filters import NotesFilterBar, ReadOnlyBanner, TimeTravelBanner
 from engram.gui.notes_model import (
     NOTE_ID_ROLE,
     NotesTableModel,
@@ -69,6 +69,9 @@ class MainWindow(QMainWindow):
     def _build_inspector(self) -> None:
         layout = QVBoxLayout(self.inspector)
         layout.setContentsMargins(4, 4, 4, 4)
+        # Above everything while the store is open read-only (issue 17 item 12).
+        self.read_only_banner = ReadOnlyBanner()
+        layout.addWidget(self.read_only_banner)
         split = QSplitter(Qt.Orientation.Horizontal)
         people = QWidget()
         people_layout = QVBoxLayout(people)
@@ -164,7 +167,7 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(2, 2)
         split.setSizes([136, 794, 350])  # the notes get the width; the detail what it needs
         self.splitter = split
-        layout.addWidget(split)
+        layout.addWidget(split, 1)  # the banner above keeps its own height
         self.tabs.currentChanged.connect(self._collapse_detail)
 
     def _note_id_at(self, point: QPoint) -> str | None:
@@ -211,6 +214,7 @@ class MainWindow(QMainWindow):
         self.delete_conversation_action = self._action("Delete &conversation…", "Ctrl+Shift+D")
         self.erase_action = self._action("E&rase person…", "Ctrl+Shift+Del")
         self.verify_action = self._action("&Verify integrity", "Ctrl+I")
+        self.reanchor_action = self._action("Re-anchor this c&opy…", None)
         self.learn_action = self._action("&Learn from new turns", "Ctrl+Shift+L")
         self.find_action = self._action("&Find in notes", QKeySequence.StandardKey.Find)
         self.time_travel_action = self._action("&Time travel", "Ctrl+T")
@@ -252,6 +256,7 @@ class MainWindow(QMainWindow):
                     None,
                     self.learn_action,
                     self.verify_action,
+                    self.reanchor_action,
                 ],
             ),
             ("&View", [self.find_action, self.time_travel_action, self.refresh_action]),
@@ -309,6 +314,7 @@ class MainWindow(QMainWindow):
             self.erase_action,
             self.learn_action,
             self.verify_action,
+            self.reanchor_action,
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -138,3 +138,34 @@ class TimeTravelBanner(QFrame):
                 f"<b>Viewing as of {text}</b> — the notes as they stood then. Nothing can "
                 "be changed until you return to now."
             )
+
+
+class ReadOnlyBanner(QFrame):
+    """Says, above everything, that the store opened read-only (issue 17 item 12): its file
+    or folder cannot be written, so nothing can be changed."""
+
+    TEXT = (
+        "<b>Read-only</b> — this store's file or folder cannot be written (a copy on "
+        "read-only media, say), so it opened read-only: you can look at everything, and "
+        "nothing can be changed. To change it, copy it with its .checkpoint file to a folder "
+        "you can write to."
+    )
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("readOnlyBanner")
+        self.setStyleSheet(
+            "#readOnlyBanner { background: rgba(120, 160, 255, 0.25);"
+            " border: 1px solid rgba(80, 110, 200, 0.8); border-radius: 4px; }"
+        )
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        self.label = QLabel(self.TEXT)
+        self.label.setWordWrap(True)  # never widens the window
+        self.label.setAccessibleName("Read-only store")
+        layout.addWidget(self.label, 1)
+        self.setVisible(False)
+
+    def text(self) -> str:
+        """What it says."""
+        return self.label.text()

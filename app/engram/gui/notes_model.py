@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Protocol
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import QTableView
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
+from engram.control.wording import day
 from engram.gui import theme
 from engram.model.clock import iso
 from engram.model.ids import NoteId
@@ -145,13 +145,6 @@ class ListSource:
         notes = self._items[offset : offset + limit]
         texts = memory_control.texts_of(self.session, notes) if self.session else {}
         return rows_of(notes, texts)
-
-
-def day(moment: datetime) -> str:
-    """A date as people say it: "3 Nov" (with the year when it is not this one)."""
-    if moment.year == datetime.now(UTC).year:
-        return f"{moment.day} {moment:%b}"
-    return f"{moment.day} {moment:%b %Y}"
 
 
 def _cell(note: Note, key: str, text: str | None) -> str:

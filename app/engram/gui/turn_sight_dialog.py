@@ -59,7 +59,7 @@ def _placed(block: SeenBlock) -> str:
 
 def _dropped(block: SeenBlock) -> str:
     if not block.complete:
-        return "<p>This turn was recorded before the ledger kept what was left out.</p>"
+        return "<p>This turn was recorded before Engram kept what was left out.</p>"
     if not block.dropped:
         return "<p>Nothing was left out: everything eligible fitted.</p>"
     rows = "".join(
@@ -82,15 +82,16 @@ def turn_sight_html(sight: TurnSight) -> str:
     if block is None:
         parts.append(
             "<p>No memory block was recorded for this turn: memory was not assembled for "
-            "it, or it happened before the ledger kept blocks.</p>"
+            "it, or it happened before Engram kept what each turn was given.</p>"
         )
     else:
         used = f"{block.used:,}" if block.used is not None else "?"
         budget = f"{block.budget:,}" if block.budget is not None else "?"
         parts += [
             f"<p>{_e(sight.audience_sentence)}</p>",
-            f"<p>Assembled {block.at:%Y-%m-%d %H:%M} · {used} of {budget} characters used"
-            f" · ledger event {block.event}</p>",
+            # The usage ledger's entry number only in the tooltip (issue 17 item 13).
+            f"<p title='usage ledger entry {block.event}'>Assembled "
+            f"{block.at:%Y-%m-%d %H:%M} · {used} of {budget} characters used</p>",
         ]
         if not block.readable:
             parts.append(

@@ -51,6 +51,13 @@ MAX_LABEL = 360  # an elided label's widest
 # Time travel is read-only everywhere (issue 17 item 3): what every store-changing control
 # says, disabled, while "As of" shows the past.
 PAST_REASON = "Time travel shows the past; return to now to change anything."
+# A store whose file or folder cannot be written is open read-only (issue 17 item 12): the
+# same controls are off, with this reason.
+READ_ONLY_REASON = (
+    "This store is open read-only (its file or folder cannot be written); copy it to a folder "
+    "you can write to, to change anything."
+)
+FROZEN_REASONS = (PAST_REASON, READ_ONLY_REASON)
 _OWN_TIP = "engram_own_tip"
 
 INTERACTIVE: tuple[type[QWidget], ...] = (
@@ -71,15 +78,18 @@ def describe(widget: QWidget, name: str, tip: str | None = None) -> None:
     widget.setToolTip(tip or name)
 
 
-def offer(control: QAction | QWidget, enabled: bool, past: bool, tip: str | None = None) -> None:
-    """Enable a control that changes the store when `enabled`, and never in the `past`:
-    there it is off and its tooltip says why. `tip` is its tooltip otherwise (by default
-    the one it had when first offered)."""
+def offer(
+    control: QAction | QWidget, enabled: bool, past: bool | str, tip: str | None = None
+) -> None:
+    """Enable a control that changes the store when `enabled`, and never in the `past` (or
+    while `past` is a reason nothing may change, such as READ_ONLY_REASON): there it is off
+    and its tooltip says why. `tip` is its tooltip otherwise (by default the one it had
+    when first offered)."""
     if tip is None:
         own = control.property(_OWN_TIP)
         if not own:  # not known yet: the tooltip it has (or would get from its name)
             own = control.toolTip()
-            if PAST_REASON in own:
+            if any(reason in own for reason in FROZEN_REASONS):
                 own = ""
             if not own and isinstance(control, QWidget):
                 own = control.accessibleName()
@@ -87,7 +97,8 @@ def offer(control: QAction | QWidget, enabled: bool, past: bool, tip: str | None
         tip = str(own)
     control.setEnabled(enabled and not past)
     if past:
-        control.setToolTip(f"{tip} — {PAST_REASON}" if tip else PAST_REASON)
+        reason = past if isinstance(past, str) else PAST_REASON
+        control.setToolTip(f"{tip} — {reason}" if tip else reason)
     else:
         control.setToolTip(tip)
 

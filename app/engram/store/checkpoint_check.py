@@ -13,8 +13,11 @@ matched to it by hashing their ids.
   than the checkpoint's erasure chain, with every entry it now holds made after that
   erasure (the person was created again). Then the checkpoint lags and is advanced, with a
   warning — the only thing verify ever writes, and never the database.
-- A missing checkpoint is a problem: every store wrote one when it was created, so only
-  `engram checkpoint reanchor` (after a deliberate move) makes a new one.
+- A missing checkpoint is a problem where this computer saw one (an anchor for this location
+  exists): every store wrote one when it was created, and deleting it is how a rollback
+  would hide. Where no anchor knows this location, the store is a copy brought here without
+  its checkpoint (offline review): a warning (`copy_without_checkpoint`), not a problem — nothing
+  says it was ever checkpointed here, and `engram checkpoint reanchor` vouches for it.
 - An anchor (user data folder, OS keyring) that saw a later checkpoint than the file catches
   an older copy put back together with its own older checkpoint.
 """
@@ -189,6 +192,17 @@ def _anchor_problems(before: Before, checkpoint: Checkpoint) -> list[str]:
     return problems
 
 
+def copy_without_checkpoint(before: Before) -> bool:
+    """A copy brought here without its checkpoint (issue 17 item 12): there is none, and no
+    anchor of this computer ever saw one at this location, so it is not the trace of a
+    checkpoint deleted to hide a rollback."""
+    return (
+        before.checkpoint is None
+        and before.damaged is None
+        and all(anchor is None for _, anchor in before.anchors)
+    )
+
+
 def check_checkpoint(store: Store, before: Before, heads: Heads, warnings: list[str]) -> list[str]:
     """Rollback problems; advances a lagging checkpoint (and says so in `warnings`)."""
     warnings += before.warnings
@@ -205,10 +219,12 @@ def check_checkpoint(store: Store, before: Before, heads: Heads, warnings: list[
         return [*problems, before.damaged]
     checkpoint = before.checkpoint
     if checkpoint is None:
+        if copy_without_checkpoint(before):
+            return problems  # verify says so, as a warning
         return [
             *problems,
-            f"checkpoint: there is none at {cp.path}, so an older copy of the store put back "
-            f"there could not be detected; {REANCHOR}",
+            f"checkpoint: there is none at {cp.path}, though this computer saw one there, so "
+            f"an older copy of the store put back there could not be detected; {REANCHOR}",
         ]
     rollbacks, advance = compare(store, checkpoint, heads, removals(store))
     problems += rollbacks + _anchor_problems(before, checkpoint)
@@ -217,7 +233,8 @@ def check_checkpoint(store: Store, before: Before, heads: Heads, warnings: list[
     lagging = any(
         anchor is None or anchor.serial < checkpoint.serial for _, anchor in before.anchors
     )
-    if not problems and (advance or checkpoint.legacy or lagging):
+    # A store opened read-only is compared, never written beside: its checkpoint may lag.
+    if not problems and not store.read_only and (advance or checkpoint.legacy or lagging):
         written = store.record_in_checkpoint(advance.heads, advance.gone, advance.revived, warnings)
         if written is not None:
             store.anchors.write_keyring(written)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +58,21 @@ def holds_connection(path: Path) -> bool:
         return key is not None and _held.get(key, 0) > 0
 
 
-def make_engine(url: str) -> Engine:
-    """An engine configured for durability and erasure on this dialect."""
+def read_only_uri(path: Path) -> str:
+    """A SQLite URI that reads `path` without writing anything beside it.
+
+    `immutable=1` creates neither -wal nor -shm (plain `mode=ro` must create -shm for a WAL
+    database, which read-only media refuse); it is used unless a -wal with content lies
+    beside the file, whose committed pages only a WAL-aware `mode=ro` reader sees."""
+    wal = path.with_name(path.name + "-wal")
+    has_log = wal.exists() and wal.stat().st_size > 0
+    mode = "mode=ro" if has_log else "immutable=1"
+    return f"file:{urllib.parse.quote(str(path))}?{mode}"
+
+
+def make_engine(url: str, *, read_only: bool = False) -> Engine:
+    """An engine configured for durability and erasure on this dialect; with `read_only`
+    (SQLite only), one that opens the file read-only and writes nothing beside it."""
     if not is_sqlite(url):
         # A server that accepts the connection but never answers would otherwise hang every
         # command; a URL that names its own connect_timeout keeps it.
@@ -67,10 +81,22 @@ def make_engine(url: str) -> Engine:
         if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
             waits["connect_timeout"] = CONNECT_TIMEOUT_S
         return create_engine(url, pool_pre_ping=True, connect_args=waits)
-    engine = create_engine(
-        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None}
-    )
     path = sqlite_path(url)
+    options: dict[str, Any] = {}
+    if read_only and path is not None:
+        uri = read_only_uri(path)
+        options["creator"] = lambda: sqlite3.connect(
+            uri,
+            uri=True,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+    engine = create_engine(
+        url,
+        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None},
+        **options,
+    )
 
     @event.listens_for(engine, "connect")
     def _held_open(_dbapi_connection: Any, record: Any) -> None:
@@ -92,6 +118,10 @@ def make_engine(url: str) -> Engine:
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
+        if read_only:  # reading changes no mode; WAL would need files beside the store
+            cursor.execute("PRAGMA query_only=ON")
+            cursor.close()
+            return
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA secure_delete=ON")

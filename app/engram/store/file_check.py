@@ -78,6 +78,9 @@ def _what_is_wrong(path: Path) -> Exception | None:
     # file SQLite has open here (a second Store on it) is read only through SQLite.
     if not holds_connection(path) and _head(path) != SQLITE_MAGIC:
         return NotAStore(f"The file {path} is not an Engram store (not a SQLite database); {LEFT}.")
+    unreadable = _unreadable_log(path)
+    if unreadable is not None:
+        return unreadable
     try:
         tables = _tables(path)
     except sqlite3.DatabaseError as error:
@@ -98,18 +101,29 @@ def holds_store(path: Path) -> bool:
     return path.exists() and _what_is_wrong(path) is None
 
 
-def check_before_open(path: Path) -> None:
-    """Raise one true sentence unless `path` is a store Engram can open for writing."""
+def check_before_open(path: Path) -> bool:
+    """Raise one true sentence unless `path` is a store Engram can open; True when it must
+    be opened read-only (the file or its folder cannot be written: a copy on read-only
+    media, say), so that nothing — no -wal, no -shm, no checkpoint — is written beside it."""
     wrong = _what_is_wrong(path)
     if wrong is not None:
         raise wrong
-    if not os.access(path, os.R_OK | os.W_OK):
-        raise ReadOnlyStore(
-            f"The store {path} is read-only, and Engram writes to it even to read it "
-            "(SQLite's write-ahead log and the checkpoint); nothing was changed — make it "
-            "writable, or open a writable copy."
-        )
-    check_folder_writable(path, "open")
+    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK))
+
+
+def _unreadable_log(path: Path) -> ReadOnlyStore | None:
+    """A write-ahead log with content, in a folder that cannot be written, without the -shm
+    file SQLite needs to read it there (and cannot create)."""
+    wal, shm = (path.with_name(path.name + end) for end in ("-wal", "-shm"))
+    if os.access(path.parent, os.W_OK | os.X_OK) or shm.exists():
+        return None
+    if not (wal.exists() and wal.stat().st_size > 0):
+        return None
+    return ReadOnlyStore(
+        f"The store {path} is read-only and its unfinished write-ahead log ({wal.name}) "
+        "cannot be read there without the -shm file beside it; nothing was changed — copy "
+        "the store with the files beside it to a folder you can write to."
+    )
 
 
 def check_folder_writable(path: Path, doing: str) -> None:

@@ -23,6 +23,7 @@ from engram.model.errors import (
     CorruptStore,
     KeyUnavailable,
     NotAStore,
+    ReadOnlyStore,
     StoreExists,
     StoreMissing,
 )
@@ -58,7 +59,12 @@ def _not_created(failed: KeyringFailed) -> KeyUnavailable:
     )
 
 
-log = logging.getLogger(__name__)
+# What every change to a store opened read-only says (issue 17 item 12), in every face.
+READ_ONLY_SENTENCE = (
+    "This store is open read-only, because its file or the folder it is in cannot be written "
+    "(a copy on read-only media, say), so nothing was changed; to change it, copy it with its "
+    ".checkpoint file to a folder you can write to and open that copy."
+)
 
 
 @dataclass
@@ -88,8 +94,13 @@ class Store(DataKeys):
         kek: bytes,
         clock: Clock,
         keyring: KeyringAccess,
+        *,
+        read_only: bool = False,
     ) -> None:
         self.url = url
+        # Opened read-only (its file or folder cannot be written): every write is refused
+        # with READ_ONLY_SENTENCE, and nothing is written beside the file, checkpoint included.
+        self.read_only = read_only
         self.engine = engine
         self.info = info
         self.clock = clock
@@ -249,27 +260,33 @@ class Store(DataKeys):
         """Open and unlock an existing store. Writes nothing until unlocked."""
         url = store_url(location)
         path = sqlite_path(url)
+        read_only = False
         if path is not None:
-            file_check.check_before_open(path)  # before anything can write to the file
-            owner_only.tighten_sqlite_files(path)
-        engine = make_engine(url)
+            # Before anything can write to the file; a file or folder that cannot be written
+            # (a copy on read-only media) is opened read-only rather than refused.
+            read_only = file_check.check_before_open(path)
+            if not read_only:
+                owner_only.tighten_sqlite_files(path)
+        engine = make_engine(url, read_only=read_only)
         try:
             info = read_info(engine, url)
             access = keyring or KeyringAccess()
             kek = unlock(info, passphrase, access)
-            store = cls(url, engine, info, kek, clock or SystemClock(), access)
+            store = cls(url, engine, info, kek, clock or SystemClock(), access, read_only=read_only)
             # The key came from the keyring, or (a passphrase) ask it when first needed.
             store.anchors.use_keyring = True if passphrase is None else None
-            store.checkpoint.tighten()
+            if not read_only:
+                store.checkpoint.tighten()
             store.anchors.tighten()
             store._bring_up_to_date()
         except BaseException:
             # Close every connection so SQLite leaves the files exactly as they were.
             engine.dispose()
             raise
-        from engram.store.pending_erasure import finish_on_open
+        if not read_only:  # a pending erasure stays pending; verify says so
+            from engram.store.pending_erasure import finish_on_open
 
-        finish_on_open(store)
+            finish_on_open(store)
         return store
 
     def _bring_up_to_date(self) -> None:
@@ -286,6 +303,12 @@ class Store(DataKeys):
             ) from None
         if current == migrate.head_revision():
             return
+        if current is not None and self.read_only and current in migrate.known_revisions():
+            raise ReadOnlyStore(
+                f"The store at {where} was made by an older Engram and must be upgraded before "
+                "it can be read, which cannot be done where it cannot be written; nothing was "
+                "changed — copy it with its .checkpoint file to a folder you can write to."
+            )
         if current is None:
             raise CorruptStore(
                 f"The store at {where} is damaged: the record of its schema version "
@@ -371,7 +394,10 @@ class Store(DataKeys):
 
     @contextlib.contextmanager
     def write(self) -> Iterator[WriteTxn]:
-        """A write transaction: all of it commits or none of it does."""
+        """A write transaction: all of it commits or none of it does (refused, with one
+        sentence, on a store opened read-only)."""
+        if self.read_only:
+            raise ReadOnlyStore(READ_ONLY_SENTENCE)
         ordered = contextlib.ExitStack()
         unlocked: OSError | None = None
         try:
@@ -467,6 +493,8 @@ class Store(DataKeys):
         the anchor for the keyring (written by the caller, outside the lock). What
         committed stays committed: a failure here is a warning (in `warnings`, else this
         store's), and the checkpoint lags until the next write or verify advances it."""
+        if self.read_only:  # nothing is written beside a read-only store
+            return None
         written: Anchor | None = None
         try:
             with self.checkpoint.locked():

@@ -22,7 +22,12 @@ from engram.model.errors import UnreadableData
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
 from engram.store import chain, crypto, ledger, migrate, projection_memory, schema, store_time
-from engram.store.checkpoint_check import Before, check_checkpoint, read_before
+from engram.store.checkpoint_check import (
+    Before,
+    check_checkpoint,
+    copy_without_checkpoint,
+    read_before,
+)
 from engram.store.conversation_log import readers_by_pseudonym
 from engram.store.conversation_log import row_header as log_row_header
 from engram.store.data_keys import conversation_key_ref, person_key_ref
@@ -53,6 +58,9 @@ class VerifyReport:
     chains: int = 0
     entries: int = 0
     cancelled: bool = False
+    # A copy brought here without its checkpoint (issue 17 item 12): a warning, and what
+    # "Re-anchor this copy…" (`engram checkpoint reanchor`) is offered for.
+    no_checkpoint_here: bool = False
     # Verified chain -> (length, head): what `engram checkpoint reanchor` anchors.
     heads: dict[str, tuple[int, bytes]] = field(default_factory=dict, repr=False)
 
@@ -70,6 +78,7 @@ class VerifyReport:
             "chains": self.chains,
             "entries": self.entries,
             "cancelled": self.cancelled,
+            "no_checkpoint_here": self.no_checkpoint_here,
         }
 
 
@@ -467,3 +476,25 @@ def _checkpoint(
         return
     for problem in problems:
         report.problem(problem)
+    if copy_without_checkpoint(before):
+        report.no_checkpoint_here = True
+        report.warnings.append(no_checkpoint_sentence(report.ok, store.read_only))
+
+
+REANCHOR_COMMAND = "run 'engram checkpoint reanchor'"
+
+
+def no_checkpoint_sentence(intact: bool, read_only: bool, remedy: str = REANCHOR_COMMAND) -> str:
+    """What verify says of a copy without its checkpoint: its chains are checked, but
+    whether it is the newest copy of the store cannot be, until someone vouches for it
+    (`remedy`: how, in the face that says it)."""
+    start = "chains intact; this copy" if intact else "this copy"
+    then = (
+        "it cannot be re-anchored where it cannot be written"
+        if read_only
+        else f"if it is the copy you meant to open, {remedy} to check it from now on"
+    )
+    return (
+        f"{start} has no checkpoint here, so whether an older copy was put in its place "
+        f"cannot be checked; {then}"
+    )

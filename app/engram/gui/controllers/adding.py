@@ -49,9 +49,9 @@ class AddingController(QObject):
         hub, w = self.hub, self.w
         session = hub.session
         empty = w.empty_state
-        offer(w.add_note_action, session is not None, hub.past)
-        offer(w.add_person_action, hub.store is not None, hub.past)
-        offer(empty.add_person, True, hub.past)
+        offer(w.add_note_action, session is not None, hub.frozen)
+        offer(w.add_person_action, hub.store is not None, hub.frozen)
+        offer(empty.add_person, True, hub.frozen)
         if hub.store is None or self.people is None:
             self._show_table(True)
         elif not self.people:
@@ -62,7 +62,7 @@ class AddingController(QObject):
             p.id == session.person and p.all_notes == 0 for p in self.people
         ):
             empty.show_no_notes(session.person)
-            offer(empty.add_note, session is not None, hub.past)
+            offer(empty.add_note, session is not None, hub.frozen)
             self._show_table(False)
         else:
             self._show_table(True)

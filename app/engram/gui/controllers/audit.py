@@ -1,4 +1,5 @@
-"""The audit tab: the person's journal as a log, and the store's integrity check."""
+"""The audit tab: the person's journal as a log, and the store's integrity check — and, for a
+copy brought here without its checkpoint, "Re-anchor this copy…" (issue 17 item 12)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,33 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 
-from engram.control import forensics
+from engram.control import forensics, reanchor
 from engram.control.wording import counted
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import Task, TaskContext
+from engram.store.verify import VerifyReport, no_checkpoint_sentence
 
 AUDIT_ROWS = 1000  # the newest; `engram audit` and export give the whole journal
 NOT_CHECKED = "integrity: not checked"
+REANCHOR_TITLE = "Re-anchor this copy"
+# What re-anchoring does, in plain words: the confirmation says it before anything is done.
+REANCHOR_TEXT = (
+    "Engram keeps a signed checkpoint beside each store, so that an older copy put in its "
+    "place is noticed. This copy came here without one, so that cannot be checked yet.\n\n"
+    "Re-anchoring checks every chain and signature once more, then writes a new checkpoint "
+    "beside this copy that vouches for it exactly as it is now, and records in the store's "
+    "signed record that you did so and when. From then on, an older copy put in its place "
+    "is caught. Nothing in the notes or conversations changes.\n\n"
+    "Re-anchor only a copy you chose to bring here."
+)
+
+
+def _window_warnings(report: VerifyReport, read_only: bool) -> list[str]:
+    """Verify's warnings, the copy's remedy named as the window offers it (not the CLI's)."""
+    said = no_checkpoint_sentence(report.ok, read_only)
+    shown = no_checkpoint_sentence(report.ok, read_only, "choose Re-anchor this copy… below")
+    return [shown if warning == said else warning for warning in report.warnings]
 
 
 class AuditController(PanelController):
@@ -29,7 +49,18 @@ class AuditController(PanelController):
         self.w.verify_action.triggered.connect(self.verify)
         self.w.audit.verify_requested.connect(self.verify)
         self.w.audit.cancel_requested.connect(self.cancel_verify)
+        self.w.reanchor_action.triggered.connect(self.reanchor)
+        self.w.audit.reanchor_button.clicked.connect(self.reanchor)
         hub.changed.connect(self._integrity_unknown)
+        self._offer_reanchor(False)
+
+    def _offer_reanchor(self, offered: bool) -> None:
+        """Show "Re-anchor this copy…" only after verify found a copy without its
+        checkpoint, and never on a store opened read-only (it writes the checkpoint)."""
+        offered = offered and self.hub.store is not None and not self.hub.read_only
+        self.w.audit.reanchor_button.setVisible(offered)
+        self.w.reanchor_action.setVisible(offered)
+        self.w.reanchor_action.setEnabled(offered)
 
     def _integrity_unknown(self, _what: str = "") -> None:
         """The store changed since any verify: its verdict no longer speaks for it."""
@@ -43,6 +74,7 @@ class AuditController(PanelController):
             self._verify_task = None
             self.w.audit.verifying(False)
             self.w.integrity_label.setText("")  # there is no store to speak of
+            self._offer_reanchor(False)
         elif not self.w.integrity_label.text():
             self._integrity_unknown()
         self.w.verify_action.setEnabled(self.hub.store is not None)
@@ -79,13 +111,17 @@ class AuditController(PanelController):
                 entries = counted(report.entries, "entry", "entries")
                 text = f"Intact: {counted(report.chains, 'chain')}, {entries} checked."
                 badge = "integrity: ✔ verified"
+                if report.no_checkpoint_here:  # a copy: a warning, never a problem
+                    badge = "integrity: ✔ chains intact — no checkpoint here"
             else:
                 text = "Problems found:\n" + "\n".join(report.problems)
                 badge = "integrity: ✘ PROBLEMS"
-            if report.warnings:
-                text += "\n" + "\n".join(f"Note: {w}" for w in report.warnings)
+            warnings = _window_warnings(report, store.read_only)
+            if warnings:
+                text += "\n" + "\n".join(f"Note: {w}" for w in warnings)
             self.w.audit.result.setText(text)
             self.w.integrity_label.setText(badge)
+            self._offer_reanchor(bool(report.no_checkpoint_here) and not report.cancelled)
             self.verified.emit(bool(report.ok) and not report.cancelled)
 
         def failed(message: str) -> None:
@@ -95,6 +131,29 @@ class AuditController(PanelController):
 
         self._verify_task = self.hub.run(work, done, failed, store_wide=True)
         self._verify_task.progressed.connect(self.w.audit.show_progress)
+
+    def reanchor(self) -> None:
+        """Ask, in plain words, then do what `engram checkpoint reanchor` does; verify again."""
+        store = self.hub.store
+        if store is None or self._verify_task is not None or not self.hub.writable():
+            return
+        yes = self.hub.ask(
+            lambda prompts: prompts.question(REANCHOR_TITLE, REANCHOR_TEXT, "&Re-anchor") or None,
+            "the copy was not re-anchored",
+        )
+        if not yes or self.hub.store is not store:
+            return
+        actor = self.hub.actor or "operator"
+
+        def done(_result: dict[str, Any]) -> None:
+            self._offer_reanchor(False)
+            self.verify()  # the new checkpoint, checked at once
+
+        self.hub.act(
+            lambda: reanchor.reanchor(store, actor),
+            "Re-anchored: this copy has its own checkpoint now.",
+            done,
+        )
 
     def cancel_verify(self) -> None:
         """Ask a running verify to stop."""

@@ -31,7 +31,7 @@ class CandidatesController(PanelController):
         c.approve_requested.connect(self.approve)
         c.reject_requested.connect(self.reject)
         c.apply_requested.connect(self.apply)
-        hub.past_changed.connect(c.set_past)
+        hub.past_changed.connect(lambda _past: c.set_past(hub.frozen))
 
     def clear(self) -> None:
         self.w.candidates.clear()

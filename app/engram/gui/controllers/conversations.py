@@ -56,7 +56,7 @@ class ConversationsController(PanelController):
     def _update_actions(self) -> None:
         """Delete conversation acts on the conversation selected in view, or not at all;
         never in the past."""
-        panel, past = self.w.conversations, self.hub.past
+        panel, past = self.w.conversations, self.hub.frozen
         chosen = self.hub.session is not None and panel.current() is not None
         offer(self.w.delete_conversation_action, chosen and self.shown(), past)
         offer(panel.delete_button, chosen, past)
@@ -69,7 +69,7 @@ class ConversationsController(PanelController):
         """Staff may remove a tool result's content, in the present only: in the past the
         transcript offers no "remove this result…" link."""
         panel, session = self.w.conversations, self.hub.session
-        can = session is not None and session.actor.startswith("staff:") and not self.hub.past
+        can = session is not None and session.actor.startswith("staff:") and not self.hub.frozen
         if can != panel.can_excise:
             panel.can_excise = can
             panel.rerender()
@@ -156,7 +156,10 @@ class ConversationsController(PanelController):
 
     def _select_turn(self, conversation: str, turn: str) -> None:
         if not self.w.conversations.select(conversation, turn or None):
-            self.hub.fail(f"Conversation {conversation} is no longer in this store.")
+            self.hub.fail(
+                "That conversation is no longer in this store (it was deleted); nothing of it "
+                "can be shown."
+            )
 
     # ---- search -------------------------------------------------------------------------
 
@@ -271,7 +274,7 @@ class ConversationsController(PanelController):
                 return
             self.hub.act(
                 lambda: conversation_control.delete_conversation(session, target),
-                f"Conversation {conversation} deleted.",
+                f"Deleted {preview.named or 'the conversation'}.",
             )
 
         self.hub.run(lambda _: conversation_control.preview_delete(session, target), confirm)
@@ -297,9 +300,11 @@ def cascade_html(preview: conversation_control.ConversationDeletion) -> str:
         if preview.others_closing
         else ""
     )
+    named = preview.named or "this conversation"
     return (
-        f"<p>Deleting this conversation removes its transcript and key for everyone in it "
-        f"<span style='color:gray'>({e(preview.conversation)})</span>.</p>"
+        # The conversation by its day and people; its id only in the tooltip (issue 17 #13).
+        f"<p>Deleting <span title='{e(preview.conversation)}'>{e(named)}</span> removes its "
+        "transcript and key for everyone in it.</p>"
         f"<p><b>These notes close:</b></p><ul>{items(preview.cascade.closes)}</ul>"
         f"<p><b>These notes survive:</b></p><ul>{items(preview.cascade.survives)}</ul>"
         + (

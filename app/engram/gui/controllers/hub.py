@@ -7,7 +7,8 @@ to one sentence). Panels never hold the store: they act through `session` (or, f
 people list and the integrity check, through `store`) and call control/ or runtime/.
 While time travel shows the past, nothing may change: `past_changed` tells every panel to
 turn its store-changing controls off (`offer`, with the reason in the tooltip), and `act`
-refuses anyway.
+refuses anyway. A store opened read-only (its file or folder cannot be written, issue 17
+item 12) freezes the same controls for good, with its own reason (`frozen`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from engram.control.session import PersonSession
 from engram.gui.main_window import MainWindow
 from engram.gui.prompts import PromptHost
 from engram.gui.tasks import Task, TaskContext, TaskRunner
-from engram.gui.widgets import PAST_REASON
+from engram.gui.widgets import PAST_REASON, READ_ONLY_REASON
 from engram.store.store import Store
 
 T = TypeVar("T")
@@ -34,7 +35,9 @@ class Hub(QObject):
     changed = Signal(str)  # an action changed the store; the text says what
     reload_requested = Signal()  # nothing changed here, but look again (View > Refresh)
     failed = Signal(str)
-    past_changed = Signal(bool)  # time travel on (True) or off: store-changing controls follow
+    # Time travel on (True) or off, or another store (read-only or not) opened: the
+    # store-changing controls follow `frozen`.
+    past_changed = Signal(bool)
 
     def __init__(
         self, window: MainWindow, tasks: TaskRunner, prompts: PromptHost, actor: str | None
@@ -58,11 +61,23 @@ class Hub(QObject):
         """Whether time travel shows the past: then nothing in the store may change."""
         return self.w.filters.time_travel.isChecked()
 
+    @property
+    def read_only(self) -> bool:
+        """Whether the open store was opened read-only: then nothing in it may change."""
+        return self.store is not None and self.store.read_only
+
+    @property
+    def frozen(self) -> str:
+        """Why no change may be made now ("" when one may): what `offer` disables with."""
+        if self.read_only:
+            return READ_ONLY_REASON
+        return PAST_REASON if self.past else ""
+
     def writable(self) -> bool:
-        """Whether a change may be made now; in the past, says why not and is False (for an
-        action reached however its control was disabled)."""
-        if self.past:
-            self.status(PAST_REASON, 8000)
+        """Whether a change may be made now; if not, says why and is False (for an action
+        reached however its control was disabled)."""
+        if self.frozen:
+            self.status(self.frozen, 8000)
             return False
         return True
 
@@ -76,6 +91,7 @@ class Hub(QObject):
             self.actor = self.preset_actor
         self.store_generation += 1
         self._announce()
+        self.past_changed.emit(self.past)  # a read-only store freezes what the past does
 
     def set_session(self, session: PersonSession | None) -> None:
         """Another person is on screen (None: nobody, e.g. after an erase)."""

@@ -143,7 +143,7 @@ class NotesController(PanelController):
         self._update_actions()
 
     def _update_actions(self) -> None:
-        editable, past = self._editable(), self.hub.past
+        editable, past = self._editable(), self.hub.frozen
         for action in (self.w.edit_action, self.w.scope_action, self.w.delete_action):
             offer(action, editable and self._in_view(), past)
         detail = self.w.detail

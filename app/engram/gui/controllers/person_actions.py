@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from engram.control import erase, forensics
+from engram.control.export_record import EXPORT_READ_ONLY
 from engram.control.private_file import NOT_ENCRYPTED
 from engram.control.wording import counted
 from engram.engine.rule_extractor import RuleExtractor
@@ -45,10 +46,12 @@ class PersonActionsController(QObject):
         """Learn, export and erase act on the person on screen; with nobody, they are off.
         Learn and erase change the store, so they are off in the past too."""
         shown = self.hub.session is not None
+        # An export is recorded in the audit log first: not where nothing can be written.
+        unrecordable = EXPORT_READ_ONLY if self.hub.read_only else False
         for action in (self.w.export_action, self.w.report_action):
-            action.setEnabled(shown)
+            offer(action, shown, unrecordable)
         for action in (self.w.learn_action, self.w.erase_action):
-            offer(action, shown, self.hub.past)
+            offer(action, shown, self.hub.frozen)
 
     def learn_now(self) -> None:
         """Run the offline rule extractor over the person's turns not analysed yet; what it
@@ -209,7 +212,9 @@ def _learned(reports: list[extraction.PassReport]) -> str:
     )
     failed = [r.error for r in reports if r.error]
     if failed:
-        message += f" {len(failed)} pass(es) failed: {failed[0]}"
+        message += (
+            f" {counted(len(failed), 'learning pass', 'learning passes')} failed: {failed[0]}"
+        )
     return message
 
 

@@ -226,7 +226,7 @@ class StoreLockController(QObject):
                 store,
                 "Demo store",
                 f"Built the demo store at {path}: made-up people, conversations and "
-                f"candidates, through the real runtime. Its passphrase is "
+                f"candidates, made the way the agent makes them. Its passphrase is "
                 f"{DEMO_PASSPHRASE!r}: the demo is public sample data.",
                 gist="Built and opened the demo store (its passphrase is 'demo').",
                 after_first_person=True,
@@ -263,7 +263,10 @@ class StoreLockController(QObject):
         path = store.url.removeprefix("sqlite:///")
         recent = [path, *self.recent_stores()]
         self.settings.setValue("recent_stores", list(dict.fromkeys(recent))[:RECENT_STORES])
-        self.w.store_label.setText(path)
+        # A store that cannot be written opened read-only: the window says so, above
+        # everything and beside its name (issue 17 item 12).
+        self.w.store_label.setText(f"{path} (read-only)" if store.read_only else path)
+        self.w.read_only_banner.setVisible(store.read_only)
         self.w.unlock_page.reset("")
         self.w.show_inspector(True)
         self.w.people.setFocus()  # never the passphrase field, hidden now
@@ -309,6 +312,7 @@ class StoreLockController(QObject):
             store.close()
         w = self.w
         w.store_label.setText("")  # the status bar names neither the store nor the person
+        w.read_only_banner.setVisible(False)
         w.statusBar().clearMessage()
         w.show_inspector(False)
         w.unlock_page.set_recent(self.recent_stores(), None)

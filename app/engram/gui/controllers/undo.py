@@ -74,7 +74,7 @@ class UndoController(QObject):
         offer(
             action,
             change is not None and self.hub.session is not None,
-            self.hub.past,  # the past is not edited
+            self.hub.frozen,  # the past is not edited, nor a read-only store
             f"{label}: a new step in the journal puts back what was there; both steps stay "
             "in the audit log."
             if label
