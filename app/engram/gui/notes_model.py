@@ -27,6 +27,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTableView
 
 from engram.control import notes as memory_control
+from engram.control.notes import HeldPages, NotePages
 from engram.control.session import PersonSession
 from engram.gui import theme
 from engram.model.clock import iso
@@ -131,18 +132,21 @@ class LiveSource:
 
 
 class ListSource:
-    """A list computed elsewhere (time travel, text search)."""
+    """A list computed elsewhere (time travel, text search): notes at hand, or pages the
+    engine finds as they are asked for (control.notes.NotePages)."""
 
-    def __init__(self, notes: Sequence[Note], session: PersonSession | None = None) -> None:
+    def __init__(
+        self, notes: Sequence[Note] | NotePages, session: PersonSession | None = None
+    ) -> None:
         self.session = session
-        self._items = list(notes)
+        self._pages = HeldPages(list(notes)) if isinstance(notes, Sequence) else notes
         self.first: Page = self.load(0, PAGE)
 
     def total(self) -> int:
-        return len(self._items)
+        return self._pages.total
 
     def load(self, offset: int, limit: int) -> Page:
-        notes = self._items[offset : offset + limit]
+        notes = self._pages.page(offset, limit)
         texts = memory_control.texts_of(self.session, notes) if self.session else {}
         return rows_of(notes, texts)
 

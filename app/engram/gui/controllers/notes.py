@@ -17,7 +17,7 @@ from engram.gui.notes_model import SORT_KEYS, ListSource, LiveSource, NotesSourc
 from engram.gui.tasks import Task, TaskContext
 from engram.gui.widgets import offer
 from engram.model.errors import NotFound
-from engram.model.notes import Note, NoteFilter, NoteStatus
+from engram.model.notes import NoteFilter, NoteStatus
 from engram.model.scope import Kind, Scope
 
 SEARCH_DELAY_MS = 250
@@ -206,21 +206,16 @@ class NotesController(PanelController):
         needle = self.w.filters.search.text().strip()
         moment = self.moment()
 
-        def work(ctx: TaskContext) -> NotesSource:
-            if moment is None and not needle:
-                return LiveSource(session, note_filter)
+        def work(_: TaskContext) -> NotesSource:
+            # The engine filters (issue 17 item 9): text from its in-memory index, the
+            # past from its held fold, a page at a time.
             if moment is not None:
-                notes = _filtered(
-                    memory_control.notes_as_of(session, moment, include_closed=True), note_filter
-                )
-                if needle:
-                    texts = memory_control.texts_of(session, notes)
-                    notes = [
-                        n for n in notes if needle.casefold() in (texts[n.id] or "").casefold()
-                    ]
-                return ListSource(notes, session)
-            found = memory_control.matching_text(session, note_filter, needle, ctx.cancelled)
-            return ListSource(found, session)
+                then = memory_control.notes_then(session, moment, note_filter, needle)
+                return ListSource(then, session)
+            if needle:
+                found = memory_control.matching_text(session, note_filter, needle)
+                return ListSource(found, session)
+            return LiveSource(session, note_filter)
 
         def done(source: NotesSource) -> None:
             if task is not self._notes_task:
@@ -238,6 +233,12 @@ class NotesController(PanelController):
             self.notes_shown.emit()
             if isinstance(source, LiveSource):  # last: it works in Python beside the repaint
                 self.hub.run(lambda _: source.load_ids(), background=True)
+                # and the engine's note index, so the first search or trip to the past
+                # after this costs what it shows, not the person's size
+                self.hub.run(
+                    lambda ctx: memory_control.warm_up(session, note_filter, ctx.cancelled),
+                    background=True,
+                )
 
         if self._notes_task is not None:
             self._notes_task.context.cancel()  # a search still decrypting stops early
@@ -383,13 +384,3 @@ class NotesController(PanelController):
 
 def _moment_text(moment: datetime | None) -> str | None:
     return None if moment is None else f"{moment:%Y-%m-%d %H:%M} UTC"
-
-
-def _filtered(notes: list[Note], f: NoteFilter) -> list[Note]:
-    return [
-        n
-        for n in notes
-        if (f.statuses is None or n.status in f.statuses)
-        and (f.scopes is None or n.scope in f.scopes)
-        and (f.kinds is None or n.kind in f.kinds)
-    ]
