@@ -34,11 +34,14 @@ class Snapshot:
 class FoldTimeline:
     """A person's journal folded once, with snapshots for time travel."""
 
-    def __init__(self, person: PersonId) -> None:
+    def __init__(
+        self, person: PersonId, *, spacing: int = MIN_SPACING, max_snapshots: int = MAX_SNAPSHOTS
+    ) -> None:
         self.head = PersonMemory(person)
         self.head_at: datetime | None = None
         self.snapshots: list[Snapshot] = [Snapshot(PersonMemory(person), None)]
-        self.spacing = MIN_SPACING
+        self.spacing = spacing
+        self.max_snapshots = max_snapshots
         # Time travel reads "the events at or before a moment" as a prefix of the journal;
         # that holds only while event times never go back. If one did, callers replay.
         self.in_time_order = True
@@ -52,7 +55,7 @@ class FoldTimeline:
             self.head_at = event.at
             if self.head.seq - self.snapshots[-1].memory.seq >= self.spacing:
                 self.snapshots.append(Snapshot(self.head.copy(), event.at))
-                if len(self.snapshots) > MAX_SNAPSHOTS:
+                if len(self.snapshots) > self.max_snapshots:
                     self._thin()
 
     def detach_head(self) -> None:
