@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -159,12 +160,13 @@ OPS = st.lists(
         st.integers(min_value=0, max_value=10_000),
     ),
     min_size=1,
-    max_size=16,
+    max_size=12,
 )
 
 
+@pytest.mark.slow  # about ten seconds: a store per example
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(OPS, st.data())
 def test_item9_engine_filters_equal_the_naive_ones_on_random_journals(
