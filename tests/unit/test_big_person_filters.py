@@ -264,3 +264,31 @@ def test_item9_text_shredded_elsewhere_is_not_found_from_the_held_index(store_pa
     finally:
         here.close()
         there.close()
+
+
+def test_item9_the_warm_up_goes_in_short_steps_and_ends_where_a_full_build_does(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A background warm-up folds and decrypts at most STEP events per step (so a page or
+    a detail asked meanwhile waits for one step, not the whole person), and what it built
+    answers exactly what the naive filters answer — also after notes written between its
+    steps."""
+    monkeypatch.setattr(note_cache, "STEP", 4)
+    start_conversation(store, [PersonId("ana")])
+    ana = PersonSession.open(store, "ana", "staff:test")
+    for i in range(9):
+        control.add_note(ana, f"{WORDS[i]} note {i}", list(Kind)[i % 4], Scope.DIRECT)
+    steps = 0
+    while control.warm_up(ana, NoteFilter()):
+        steps += 1
+        if steps == 2:
+            control.add_note(ana, "Tea written while warming up", Kind.FACT, Scope.PORTABLE)
+    assert steps >= 4  # 11 events folded 4 at a time, then their texts
+    for needle in ("tea", "note", "zzz"):
+        assert _all(control.matching_text(ana, NoteFilter(), needle)) == naive_search(
+            ana, NoteFilter(), needle
+        )
+    moment = store.now()
+    assert _all(control.notes_then(ana, moment, NoteFilter(statuses=None), "tea")) == naive_then(
+        ana, moment, NoteFilter(statuses=None), "tea"
+    )

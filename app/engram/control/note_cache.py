@@ -29,7 +29,7 @@ from engram.store import journal
 from engram.store.store import Store
 
 CACHE = "person_notes"
-CHECK_CANCEL_EVERY = 2_000  # events folded between two looks at the cancel flag
+STEP = 5_000  # events folded, or read for their texts, in one step of a build
 _SHREDS_TEXT = frozenset({EventType.CONVERSATION_DELETED})
 
 
@@ -40,7 +40,8 @@ class Cancelled(Exception):
 @dataclass(eq=False)
 class PersonNotes:
     """One person's folded journal and note texts, as of `head` (the journal's last event
-    folded in). `memo` holds what callers derived from this head; a new head empties it."""
+    folded in). `memo` holds what callers derived from this head; a new head empties it.
+    While being built a step at a time, the parts done so far wait in `building*`."""
 
     person: PersonId
     head: tuple[int, bytes] | None = None  # seq and entry hash of the last event folded
@@ -48,6 +49,9 @@ class PersonNotes:
     texts: dict[int, str] | None = None  # text_seq -> case-folded text
     memo: dict[object, Any] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    building: FoldTimeline | None = None
+    building_texts: dict[int, str] = field(default_factory=dict)
+    texts_upto: int = 0  # building_texts holds the texts of events up to this seq
 
 
 @dataclass(eq=False)
@@ -66,67 +70,117 @@ def person_notes(
 ) -> Iterator[PersonNotes]:
     """The person's cache, current with the journal (with `texts`, holding every note
     text), locked against other threads while the caller reads it."""
-    held: _Held = store.plaintext_caches.setdefault(CACHE, _Held())
-    with held.lock:
-        cache = held.people.setdefault(person, PersonNotes(person))
+    cache = _cache(store, person)
     with cache.lock:
-        try:
-            _catch_up(store, cache, texts, cancelled)
-        except Cancelled:
-            raise  # what was built before stays good
-        except BaseException:  # a fold half applied must never be extended again
-            cache.timeline, cache.texts, cache.head = None, None, None
-            cache.memo.clear()
-            raise
+        _guarded(cache, lambda: _catch_up(store, cache, texts, cancelled, None))
         yield cache
 
 
+def build_step(store: Store, person: PersonId) -> bool:
+    """Build the person's cache one bounded step further (about STEP events folded or
+    texts decrypted), so a background warm-up never holds a worker for long; whether
+    more remains."""
+    cache = _cache(store, person)
+    with cache.lock:
+        return _guarded(cache, lambda: _catch_up(store, cache, True, lambda: False, STEP))
+
+
+def _cache(store: Store, person: PersonId) -> PersonNotes:
+    held: _Held = store.plaintext_caches.setdefault(CACHE, _Held())
+    with held.lock:
+        return held.people.setdefault(person, PersonNotes(person))
+
+
+def _guarded(cache: PersonNotes, work: Callable[[], bool]) -> bool:
+    try:
+        return work()
+    except Cancelled:
+        raise  # what was built before stays good
+    except BaseException:  # a fold half applied must never be extended again
+        _forget(cache)
+        raise
+
+
+def _forget(cache: PersonNotes) -> None:
+    cache.timeline, cache.texts, cache.head, cache.building = None, None, None, None
+    _forget_texts(cache)
+    cache.memo.clear()
+
+
+def _forget_texts(cache: PersonNotes) -> None:
+    cache.texts, cache.building_texts, cache.texts_upto = None, {}, 0
+
+
 def _catch_up(
-    store: Store, cache: PersonNotes, want_texts: bool, cancelled: Callable[[], bool]
-) -> None:
+    store: Store,
+    cache: PersonNotes,
+    want_texts: bool,
+    cancelled: Callable[[], bool],
+    budget: int | None,
+) -> bool:
+    """Bring the cache up to the journal: all of it, or (with `budget`) one step of what
+    remains to build. Whether more remains."""
     person = cache.person
     with store.read() as conn:
         if cache.timeline is not None and cache.head is not None:
             seq, digest = cache.head
             if journal.entry_hash(conn, person, seq) != digest:  # another journal now
-                cache.timeline, cache.texts = None, None
+                _forget(cache)
             else:
                 new = list(journal.events(conn, person, after_seq=seq))
                 if new:
                     cache.timeline.detach_head()
                     cache.timeline.extend(new)
-                    if cache.texts is not None and any(e.type in _SHREDS_TEXT for e in new):
-                        cache.texts = None  # some texts may be gone: read them all again
+                    if any(e.type in _SHREDS_TEXT for e in new):
+                        _forget_texts(cache)  # some texts may be gone: read them again
                     elif cache.texts is not None:
                         fresh = journal.note_texts_after(store, conn, person, seq)
                         cache.texts.update(_folded(fresh))
                     cache.head = (new[-1].seq, journal.entry_hash(conn, person, new[-1].seq))
                     cache.memo.clear()
-        if cache.timeline is None:
-            cache.timeline = _fold_all(conn, person, cancelled)
-            last = cache.timeline.head.seq
-            cache.head = (last, journal.entry_hash(conn, person, last))
-            cache.texts = None
-            cache.memo.clear()
-        if want_texts and cache.texts is None:
+        while cache.timeline is None:
             if cancelled():
                 raise Cancelled
-            cache.texts = _folded(journal.note_texts_after(store, conn, person, 0))
-            cache.memo.clear()
-
-
-def _fold_all(conn: Any, person: PersonId, cancelled: Callable[[], bool]) -> FoldTimeline:
-    timeline = FoldTimeline(person)
-    batch = []
-    for event in journal.events(conn, person):
-        batch.append(event)
-        if len(batch) >= CHECK_CANCEL_EVERY:
+            _fold_step(conn, cache, budget or STEP)
+            if budget is not None:
+                return True
+        while want_texts and cache.texts is None:
             if cancelled():
                 raise Cancelled
-            timeline.extend(batch)
-            batch = []
-    timeline.extend(batch)
-    return timeline
+            _texts_step(store, conn, cache, budget or STEP)
+            if budget is not None:
+                return cache.texts is None
+    return False
+
+
+def _fold_step(conn: Any, cache: PersonNotes, limit: int) -> None:
+    """Fold up to `limit` more events into the timeline being built; at the journal's end
+    it becomes the cache's timeline."""
+    person = cache.person
+    building = cache.building or FoldTimeline(person)
+    events = list(journal.events(conn, person, after_seq=building.head.seq, limit=limit))
+    building.extend(events)
+    if len(events) < limit:
+        last = building.head.seq
+        cache.timeline, cache.building = building, None
+        cache.head = (last, journal.entry_hash(conn, person, last))
+        cache.memo.clear()
+    else:
+        cache.building = building
+
+
+def _texts_step(store: Store, conn: Any, cache: PersonNotes, limit: int) -> None:
+    """Decrypt the texts of the next `limit` events' notes; once up to the held head,
+    they become the cache's texts (catching up adds later ones)."""
+    assert cache.head is not None
+    start, until = cache.texts_upto, cache.texts_upto + limit
+    cache.building_texts.update(
+        _folded(journal.note_texts_after(store, conn, cache.person, start, until))
+    )
+    cache.texts_upto = until
+    if until >= cache.head[0]:
+        cache.texts, cache.building_texts, cache.texts_upto = cache.building_texts, {}, 0
+        cache.memo.clear()
 
 
 def _folded(texts: dict[int, str]) -> dict[int, str]:

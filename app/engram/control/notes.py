@@ -6,7 +6,6 @@ person and the staff who support them see everything kept, whatever its scope.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -154,16 +153,18 @@ class HeldPages:
         return self.notes[offset : offset + limit]
 
 
-def warm_up(
-    session: PersonSession, note_filter: NoteFilter, cancelled: Callable[[], bool] = lambda: False
-) -> None:
-    """Fold the journal and decrypt every note text into memory, and list the filter's ids,
-    so that the next text search or time travel costs what it shows (off the UI thread)."""
-    with contextlib.suppress(note_cache.Cancelled):  # locked or left: nothing is kept
-        _text_index(session, note_filter, cancelled)
-        with note_cache.person_notes(session.store, session.person) as cache:
-            assert cache.timeline is not None
-            _listed(cache.timeline.head, cache.memo.setdefault("head", {}))
+def warm_up(session: PersonSession, note_filter: NoteFilter) -> bool:
+    """One bounded step of folding the journal and decrypting every note text into memory
+    (note_cache), then listing the filter's ids, so that the next text search or time
+    travel costs what it shows. Whether more steps remain: run each off the UI thread,
+    and the next after whatever else was asked meanwhile."""
+    if note_cache.build_step(session.store, session.person):
+        return True
+    _text_index(session, note_filter)
+    with note_cache.person_notes(session.store, session.person) as cache:
+        assert cache.timeline is not None
+        _listed(cache.timeline.head, cache.memo.setdefault("head", {}))
+    return False
 
 
 def matching_text(session: PersonSession, note_filter: NoteFilter, needle: str) -> IdPages:
@@ -177,13 +178,9 @@ def matching_text(session: PersonSession, note_filter: NoteFilter, needle: str) 
     return IdPages(session, [ids[i] for i in texts.rows_containing(needle.casefold())])
 
 
-def _text_index(
-    session: PersonSession, note_filter: NoteFilter, cancelled: Callable[[], bool] = lambda: False
-) -> tuple[list[NoteId], TextColumn]:
+def _text_index(session: PersonSession, note_filter: NoteFilter) -> tuple[list[NoteId], TextColumn]:
     """The filter's ids in order, and beside them each note's case-folded text."""
-    with note_cache.person_notes(
-        session.store, session.person, texts=True, cancelled=cancelled
-    ) as cache:
+    with note_cache.person_notes(session.store, session.person, texts=True) as cache:
         key = ("ids", filter_key(note_filter))
         held = cache.memo.get(key)
         if held is None:

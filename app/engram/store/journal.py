@@ -299,13 +299,16 @@ def texts(
 
 
 def note_texts_after(
-    store: Store, conn: Connection, person: PersonId, after_seq: int
+    store: Store, conn: Connection, person: PersonId, after_seq: int, until_seq: int | None = None
 ) -> dict[int, str]:
-    """Decrypt the text of every note created after `after_seq`, by event seq, in one
-    pass (an in-memory search index is built from it); shredded texts are left out."""
+    """Decrypt the text of every note created after `after_seq` (up to `until_seq`), by
+    event seq, in one pass (an in-memory search index is built from it); shredded texts
+    are left out."""
     found: dict[int, str | None] = {}
-    types = [t.value for t in TEXT_BEARING]
-    _open_payloads(store, conn, person, found, J.c.seq > after_seq, J.c.type.in_(types))
+    where = [J.c.seq > after_seq, J.c.type.in_([t.value for t in TEXT_BEARING])]
+    if until_seq is not None:
+        where.append(J.c.seq <= until_seq)
+    _open_payloads(store, conn, person, found, *where)
     return {seq: text for seq, text in found.items() if text is not None}
 
 

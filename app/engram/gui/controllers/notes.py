@@ -233,17 +233,26 @@ class NotesController(PanelController):
             self.notes_shown.emit()
             if isinstance(source, LiveSource):  # last: it works in Python beside the repaint
                 self.hub.run(lambda _: source.load_ids(), background=True)
-                # and the engine's note index, so the first search or trip to the past
-                # after this costs what it shows, not the person's size
-                self.hub.run(
-                    lambda ctx: memory_control.warm_up(session, note_filter, ctx.cancelled),
-                    background=True,
-                )
+                self._warm_up(session, note_filter)
 
         if self._notes_task is not None:
             self._notes_task.context.cancel()  # a search still decrypting stops early
         task = self.hub.run(work, done)
         self._notes_task = task
+
+    def _warm_up(self, session: PersonSession, note_filter: NoteFilter) -> None:
+        """Build the engine's note index behind the listing, a short step per task, so the
+        first search or trip to the past after it costs what it shows, not the person's
+        size (issue 17 item 9), and no step keeps a page or a detail waiting for long."""
+
+        def step(_: TaskContext) -> bool:
+            return memory_control.warm_up(session, note_filter)
+
+        def done(more: bool) -> None:
+            if more and self.hub.session is session:
+                self.hub.run(step, done, background=True)
+
+        self.hub.run(step, done, background=True)
 
     def _reselect(self) -> None:
         if self.selected is None:
