@@ -93,7 +93,7 @@ class TextColumn:
     many, the remaining rows are tested one by one, which then costs less per match."""
 
     SEPARATOR = "\x00"
-    MANY = 16  # more than one row in MANY matching: test the rest row by row
+    MANY = 16  # more than one row in MANY matching so far: test the rest row by row
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._texts = texts
@@ -110,15 +110,14 @@ class TextColumn:
         if not needle or self.SEPARATOR in needle:  # never met in typing; stay exact
             return [i for i, text in enumerate(texts) if needle in text]
         starts, find = self._starts, self._joined.find
-        many = max(64, len(texts) // self.MANY)
         rows: list[int] = []
         at = find(needle)
         while at >= 0:
             row = bisect_right(starts, at) - 1
             rows.append(row)
-            if len(rows) > many:
-                rest = range(row + 1, len(texts))
-                return rows + [i for i in rest if needle in texts[i]]
+            if len(rows) >= 64 and len(rows) * self.MANY > row:  # dense so far
+                rest = enumerate(texts[row + 1 :], row + 1)
+                return rows + [i for i, text in rest if needle in text]
             if row + 1 >= len(starts):
                 break
             at = find(needle, starts[row + 1])
