@@ -17,6 +17,7 @@ held head (erased and rebuilt) or deleted a conversation since is read again.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from engram.store import journal
 from engram.store.store import Store
 
 CACHE = "person_notes"
+PEOPLE_HELD = 4  # the people whose notes stay folded in memory, most recently used
 STEP = 5_000  # events folded, or read for their texts, in one step of a build
 _SHREDS_TEXT = frozenset({EventType.CONVERSATION_DELETED})
 
@@ -57,7 +59,7 @@ class PersonNotes:
 @dataclass(eq=False)
 class _Held:
     lock: threading.Lock = field(default_factory=threading.Lock)
-    people: dict[PersonId, PersonNotes] = field(default_factory=dict)
+    people: OrderedDict[PersonId, PersonNotes] = field(default_factory=OrderedDict)
 
 
 @contextmanager
@@ -88,7 +90,11 @@ def build_step(store: Store, person: PersonId) -> bool:
 def _cache(store: Store, person: PersonId) -> PersonNotes:
     held: _Held = store.plaintext_caches.setdefault(CACHE, _Held())
     with held.lock:
-        return held.people.setdefault(person, PersonNotes(person))
+        cache = held.people.setdefault(person, PersonNotes(person))
+        held.people.move_to_end(person)
+        while len(held.people) > PEOPLE_HELD:  # a server asked about many people
+            held.people.popitem(last=False)
+        return cache
 
 
 def _guarded(cache: PersonNotes, work: Callable[[], bool]) -> bool:
