@@ -124,6 +124,7 @@ def test_item9_typed_search_and_time_travel_list_what_the_naive_filters_did(
     monkeypatch.setattr(crypto, "unseal", opened.real)
     expected = naive_search(session, NoteFilter(), "ITEM 12")
     assert searched == [(n.id, n.status.value) for n in expected]
+    assert f.count.text() == f"{len(searched)} notes"  # the rest found after the first page
     assert 100 < len(searched) <= 111  # item 12, 120-129, 1200-1299: those still active
 
     with qtbot.waitSignal(inspector.controller.notes_shown, timeout=SIGNAL_TIMEOUT):

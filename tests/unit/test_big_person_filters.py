@@ -18,7 +18,14 @@ from engram.control.conversations import delete_conversation
 from engram.control.session import PersonSession
 from engram.engine.fold import fold_as_of
 from engram.engine.fold_timeline import FoldTimeline, fold_onward
-from engram.engine.note_listing import LazyMatches, TextColumn, counted, facet_counts, keeps
+from engram.engine.note_listing import (
+    LazyMatches,
+    TextColumn,
+    TextMatches,
+    counted,
+    facet_counts,
+    keeps,
+)
 from engram.engine.unscoped import unscoped_notes
 from engram.model.clock import ManualClock
 from engram.model.events import Event
@@ -102,9 +109,13 @@ def _fields(event: Event) -> dict[str, Any]:
 def test_item9_text_column_finds_the_rows_a_scan_finds(texts: list[str], needle: str) -> None:
     """Jumping from match to match, and the row-by-row test it turns into when matches are
     many, find exactly the rows whose text contains the needle."""
-    assert TextColumn(texts).rows_containing(needle) == [
-        i for i, text in enumerate(texts) if needle in text
-    ]
+    expected = [i for i, text in enumerate(texts) if needle in text]
+    assert TextColumn(texts).rows_containing(needle) == expected
+    matches = TextMatches(list(range(len(texts))), TextColumn(texts), needle)
+    assert matches.page(1, 2) == expected[1:3]  # found only as far as asked
+    assert matches.page(0, 1) == expected[:1]
+    assert matches.finish() == len(expected) and matches.complete
+    assert matches.page(0, len(texts) + 1) == expected
 
 
 @settings(max_examples=60, deadline=None)
@@ -151,6 +162,11 @@ def naive_then(session: PersonSession, moment: datetime, f: NoteFilter, needle: 
 
 
 def _all(pages: control.NotePages) -> list[Note]:
+    if isinstance(pages, control.TextPages):
+        first = pages.page(0, 2)  # a first page, found before the rest
+        rest = pages.finish()
+        assert pages.page(0, 2) == first
+        return pages.page(0, rest + 1)
     return pages.page(0, pages.total + 1)
 
 

@@ -20,6 +20,7 @@ from engram.engine.fold_timeline import fold_onward
 from engram.engine.note_listing import (
     LazyMatches,
     TextColumn,
+    TextMatches,
     counted,
     facet_counts,
     filter_key,
@@ -125,21 +126,6 @@ class NotePages(Protocol):
 
 
 @dataclass(frozen=True)
-class IdPages:
-    """Notes listed by id, in order; a page reads its notes from the store."""
-
-    session: PersonSession
-    ids: list[NoteId]
-
-    @property
-    def total(self) -> int:
-        return len(self.ids)
-
-    def page(self, offset: int, limit: int) -> list[Note]:
-        return notes_by_ids(self.session, self.ids[offset : offset + limit])
-
-
-@dataclass(frozen=True)
 class HeldPages:
     """Notes already at hand (a search in the past)."""
 
@@ -167,15 +153,40 @@ def warm_up(session: PersonSession, note_filter: NoteFilter) -> bool:
     return False
 
 
-def matching_text(session: PersonSession, note_filter: NoteFilter, needle: str) -> IdPages:
-    """Notes whose text contains `needle` (case-insensitive), in the filter's order.
+def matching_text(session: PersonSession, note_filter: NoteFilter, needle: str) -> TextPages:
+    """Notes whose text contains `needle` (case-insensitive), in the filter's order, found
+    as far as pages ask (`finish` finds the rest and the total).
 
     Text is sealed: the first search decrypts every note once into the store's plaintext
     caches (note_cache), and is not cancelled by the next keystroke's search, which would
     only start it again; later ones scan that in memory. Run it off the UI thread.
     """
     ids, texts = _text_index(session, note_filter)
-    return IdPages(session, [ids[i] for i in texts.rows_containing(needle.casefold())])
+    return TextPages(session, TextMatches(ids, texts, needle.casefold()))
+
+
+@dataclass(frozen=True)
+class TextPages:
+    """A text search's notes: pages read from the store as they are found; `total` is
+    what is found so far until `finish` has looked at every note."""
+
+    session: PersonSession
+    matches: TextMatches[NoteId]
+
+    @property
+    def total(self) -> int:
+        return self.matches.found()
+
+    @property
+    def complete(self) -> bool:
+        return self.matches.complete
+
+    def finish(self) -> int:
+        """Find every match (off the UI thread); the total."""
+        return self.matches.finish()
+
+    def page(self, offset: int, limit: int) -> list[Note]:
+        return notes_by_ids(self.session, self.matches.page(offset, limit))
 
 
 def _text_index(session: PersonSession, note_filter: NoteFilter) -> tuple[list[NoteId], TextColumn]:

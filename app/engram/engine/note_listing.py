@@ -11,10 +11,12 @@ import threading
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 from engram.model.notes import Note, NoteFilter
 
 FacetKey = tuple[str, str, str]  # status, scope, kind values
+T = TypeVar("T")
 
 
 def facet(note: Note) -> FacetKey:
@@ -104,21 +106,74 @@ class TextColumn:
             at += len(text) + 1
         self._starts = starts
 
-    def rows_containing(self, needle: str) -> list[int]:
-        """The rows whose text contains `needle` (already case-folded), in order."""
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def first_rows(self, needle: str, start: int, want: int) -> tuple[list[int], int]:
+        """At least `want` rows from `start` on whose text contains `needle` (fewer at the
+        end), and the row to go on from: a first page without reading every text."""
+        texts, at = self._texts, start
+        rows: list[int] = []
+        while len(rows) < want and at < len(texts):
+            stop = min(len(texts), at + max(4 * want, 1_024))
+            rows += [i for i, text in enumerate(texts[at:stop], at) if needle in text]
+            at = stop
+        return rows, at
+
+    def rows_containing(self, needle: str, start: int = 0) -> list[int]:
+        """The rows from `start` on whose text contains `needle` (case-folded), in order."""
         texts = self._texts
-        if not needle or self.SEPARATOR in needle:  # never met in typing; stay exact
-            return [i for i, text in enumerate(texts) if needle in text]
+        if not needle or self.SEPARATOR in needle or start >= len(texts):  # stay exact
+            return [i for i, text in enumerate(texts[start:], start) if needle in text]
         starts, find = self._starts, self._joined.find
         rows: list[int] = []
-        at = find(needle)
+        at = find(needle, starts[start])
         while at >= 0:
             row = bisect_right(starts, at) - 1
             rows.append(row)
-            if len(rows) >= 64 and len(rows) * self.MANY > row:  # dense so far
+            if len(rows) >= 64 and len(rows) * self.MANY > row - start:  # dense so far
                 rest = enumerate(texts[row + 1 :], row + 1)
                 return rows + [i for i, text in rest if needle in text]
             if row + 1 >= len(starts):
                 break
             at = find(needle, starts[row + 1])
         return rows
+
+
+class TextMatches(Generic[T]):
+    """The items whose text (in `column`, row for row) contains a needle, found only as
+    far as pages ask: a first page costs what it costs on a small person. The total is
+    known once `finish` has scanned the rest (a background task does, after the page is
+    shown). Safe to read from several worker threads."""
+
+    def __init__(self, items: Sequence[T], column: TextColumn, needle: str) -> None:
+        self._items, self._column, self._needle = items, column, needle
+        self._rows: list[int] = []
+        self._next = 0
+        self._lock = threading.Lock()
+
+    @property
+    def complete(self) -> bool:
+        """Whether every row has been looked at (the count is then the total)."""
+        return self._next >= len(self._column)
+
+    def found(self) -> int:
+        """How many matches are known so far (the total once complete)."""
+        return len(self._rows)
+
+    def page(self, offset: int, limit: int) -> list[T]:
+        """The matches from `offset`, at most `limit`."""
+        with self._lock:
+            want = offset + limit - len(self._rows)
+            if want > 0 and not self.complete:
+                rows, self._next = self._column.first_rows(self._needle, self._next, want)
+                self._rows += rows
+            return [self._items[i] for i in self._rows[offset : offset + limit]]
+
+    def finish(self) -> int:
+        """Look at every remaining row; the total."""
+        with self._lock:
+            if not self.complete:
+                self._rows += self._column.rows_containing(self._needle, self._next)
+                self._next = len(self._column)
+            return len(self._rows)

@@ -139,14 +139,15 @@ class ListSource:
         self, notes: Sequence[Note] | NotePages, session: PersonSession | None = None
     ) -> None:
         self.session = session
-        self._pages = HeldPages(list(notes)) if isinstance(notes, Sequence) else notes
+        self.pages = HeldPages(list(notes)) if isinstance(notes, Sequence) else notes
         self.first: Page = self.load(0, PAGE)
 
     def total(self) -> int:
-        return self._pages.total
+        """The rows known now (a text search finds the rest after its first page)."""
+        return self.pages.total
 
     def load(self, offset: int, limit: int) -> Page:
-        notes = self._pages.page(offset, limit)
+        notes = self.pages.page(offset, limit)
         texts = memory_control.texts_of(self.session, notes) if self.session else {}
         return rows_of(notes, texts)
 
@@ -214,6 +215,17 @@ class NotesTableModel(QStandardItemModel):
         self._store_page(0, source.first)
         self.blockSignals(False)
         self.endResetModel()
+
+    def showing(self, source: NotesSource) -> bool:
+        """Whether the table shows `source`."""
+        return source is self._source
+
+    def grow(self, source: NotesSource, total: int) -> None:
+        """`source` (if still shown) now knows more rows: add them below, keeping what is
+        loaded, selected and scrolled."""
+        if source is self._source and total > self._total:
+            self._total = total
+            self.setRowCount(total)
 
     def restyle(self) -> None:
         """Draw the loaded rows again in the current palette (the window's palette changed:

@@ -30,6 +30,7 @@ class NotesController(PanelController):
     notes_shown = Signal()
     note_selected = Signal(str)  # at once, before its detail arrives
     detail_shown = Signal(str)
+    rows_completed = Signal()  # a text search found the rest of its matches
 
     def __init__(self, hub: Hub) -> None:
         super().__init__(hub)
@@ -225,12 +226,15 @@ class NotesController(PanelController):
             # position: loads nobody sees, working while the window repaints.
             self.w.table.scrollToTop()
             self.w.notes_model.set_source(session, source)
-            total = source.total()
             # The moment goes in the banner, not here: a long label would widen the window.
-            self.w.filters.count.setText(f"{total} note{'s' if total != 1 else ''}")
+            self._show_count(source.total(), final=True)
             self.w.time_travel_banner.show_moment(_moment_text(moment))
             self._reselect()
             self.notes_shown.emit()
+            pages = getattr(source, "pages", None)
+            if isinstance(pages, memory_control.TextPages) and not pages.complete:
+                self._show_count(source.total(), final=False)
+                self._find_rest(source, pages)
             if isinstance(source, LiveSource):  # last: it works in Python beside the repaint
                 self.hub.run(lambda _: source.load_ids(), background=True)
                 self._warm_up(session, note_filter)
@@ -239,6 +243,22 @@ class NotesController(PanelController):
             self._notes_task.context.cancel()  # a search still decrypting stops early
         task = self.hub.run(work, done)
         self._notes_task = task
+
+    def _show_count(self, total: int, *, final: bool) -> None:
+        more = "" if final else "+"  # a search still finding the rest below its first page
+        self.w.filters.count.setText(f"{total}{more} note{'s' if total != 1 or more else ''}")
+
+    def _find_rest(self, source: NotesSource, pages: memory_control.TextPages) -> None:
+        """After a search's first page is shown: find the rest of its matches and add them
+        as rows below (the count says '50+ notes' until then)."""
+
+        def done(total: int) -> None:
+            if self.w.notes_model.showing(source):
+                self.w.notes_model.grow(source, total)
+                self._show_count(total, final=True)
+                self.rows_completed.emit()
+
+        self.hub.run(lambda _: pages.finish(), done)
 
     def _warm_up(self, session: PersonSession, note_filter: NoteFilter) -> None:
         """Build the engine's note index behind the listing, a short step per task, so the
