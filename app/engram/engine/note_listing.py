@@ -112,12 +112,21 @@ class TextColumn:
     def first_rows(self, needle: str, start: int, want: int) -> tuple[list[int], int]:
         """At least `want` rows from `start` on whose text contains `needle` (fewer at the
         end), and the row to go on from: a first page without reading every text."""
-        texts, at = self._texts, start
+        texts, starts = self._texts, self._starts
         rows: list[int] = []
-        while len(rows) < want and at < len(texts):
-            stop = min(len(texts), at + max(4 * want, 1_024))
-            rows += [i for i, text in enumerate(texts[at:stop], at) if needle in text]
-            at = stop
+        if not needle or self.SEPARATOR in needle or start >= len(texts):
+            at = len(texts)
+            return [i for i, text in enumerate(texts[start:], start) if needle in text], at
+        find, at = self._joined.find, start
+        while len(rows) < want:
+            hit = find(needle, starts[at])
+            if hit < 0:
+                return rows, len(texts)
+            row = bisect_right(starts, hit) - 1
+            rows.append(row)
+            at = row + 1
+            if at >= len(texts):
+                break
         return rows, at
 
     def rows_containing(self, needle: str, start: int = 0) -> list[int]:
