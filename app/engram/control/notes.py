@@ -7,14 +7,26 @@ person and the staff who support them see everything kept, whatever its scope.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
+from engram.control import note_cache
 from engram.control.session import PersonSession
 from engram.control.views import NoteView, confidence_arithmetic, usage_json
 from engram.control.wording import quoted
 from engram.engine import merge
 from engram.engine.fold import fold_as_of
+from engram.engine.fold_timeline import fold_onward
+from engram.engine.note_listing import (
+    LazyMatches,
+    TextColumn,
+    TextMatches,
+    counted,
+    facet_counts,
+    filter_key,
+    keeps,
+)
 from engram.engine.ranking import rank
 from engram.engine.unscoped import unscoped_notes as memory_notes
 from engram.model.clock import iso, to_micros
@@ -22,7 +34,7 @@ from engram.model.errors import InvalidInput, NotFound, StateConflict
 from engram.model.events import Cause, Event, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, new_note_id
-from engram.model.notes import EVERY_NOTE, Note, NoteFilter
+from engram.model.notes import EVERY_NOTE, Note, NoteFilter, PersonMemory
 from engram.model.scope import Durability, Kind, Scope
 from engram.runtime import maintenance
 from engram.runtime.note_writes import (
@@ -105,39 +117,204 @@ def notes_by_ids(session: PersonSession, ids: Sequence[NoteId]) -> list[Note]:
         return projection_notes.unscoped_notes_by_ids(conn, session.person, ids)
 
 
-def matching_text(
-    session: PersonSession,
-    note_filter: NoteFilter,
-    needle: str,
-    cancelled: Callable[[], bool] = lambda: False,
-) -> list[Note]:
-    """Notes whose text contains `needle` (case-insensitive), in the filter's order.
+class NotePages(Protocol):
+    """A filtered list of notes that a table reads a page at a time."""
 
-    Text is sealed, so this decrypts page by page; run it off the UI thread.
+    @property
+    def total(self) -> int: ...
+
+    def page(self, offset: int, limit: int) -> list[Note]: ...
+
+
+@dataclass(frozen=True)
+class HeldPages:
+    """Notes already at hand (a search in the past)."""
+
+    notes: list[Note]
+
+    @property
+    def total(self) -> int:
+        return len(self.notes)
+
+    def page(self, offset: int, limit: int) -> list[Note]:
+        return self.notes[offset : offset + limit]
+
+
+def warm_up(session: PersonSession, note_filter: NoteFilter) -> bool:
+    """One bounded step of folding the journal and decrypting every note text into memory
+    (note_cache), then listing the filter's ids, so that the next text search or time
+    travel costs what it shows. Whether more steps remain: run each off the UI thread,
+    and the next after whatever else was asked meanwhile."""
+    if note_cache.build_step(session.store, session.person):
+        return True
+    _text_index(session, note_filter)
+    with note_cache.person_notes(session.store, session.person) as cache:
+        assert cache.timeline is not None
+        _listed(cache.timeline.head, cache.memo.setdefault("head", {}))
+    return False
+
+
+def matching_text(session: PersonSession, note_filter: NoteFilter, needle: str) -> TextPages:
+    """Notes whose text contains `needle` (case-insensitive), in the filter's order, found
+    as far as pages ask (`finish` finds the rest and the total).
+
+    Text is sealed: the first search decrypts every note once into the store's plaintext
+    caches (note_cache), and is not cancelled by the next keystroke's search, which would
+    only start it again; later ones scan that in memory. Run it off the UI thread.
     """
+    ids, texts = _text_index(session, note_filter)
+    return TextPages(session, TextMatches(ids, texts, needle.casefold()))
+
+
+@dataclass(frozen=True)
+class TextPages:
+    """A text search's notes: pages read from the store as they are found; `total` is
+    what is found so far until `finish` has looked at every note."""
+
+    session: PersonSession
+    matches: TextMatches[NoteId]
+
+    @property
+    def total(self) -> int:
+        return self.matches.found()
+
+    @property
+    def complete(self) -> bool:
+        return self.matches.complete
+
+    def finish(self) -> int:
+        """Find every match (off the UI thread); the total."""
+        return self.matches.finish()
+
+    def page(self, offset: int, limit: int) -> list[Note]:
+        return notes_by_ids(self.session, self.matches.page(offset, limit))
+
+
+def _text_index(session: PersonSession, note_filter: NoteFilter) -> tuple[list[NoteId], TextColumn]:
+    """The filter's ids in order, and beside them each note's case-folded text."""
+    with note_cache.person_notes(session.store, session.person, texts=True) as cache:
+        key = ("ids", filter_key(note_filter))
+        held = cache.memo.get(key)
+        if held is None:
+            ids = ordered_ids(session, note_filter)
+            held = cache.memo[key] = (ids, TextColumn(_texts_beside(session, cache, ids)))
+    return held
+
+
+def _texts_beside(
+    session: PersonSession, cache: note_cache.PersonNotes, ids: Sequence[NoteId]
+) -> list[str]:
+    """The case-folded text of each note, in the order given (a held cache's caller)."""
+    assert cache.timeline is not None and cache.texts is not None
+    by_id = cache.memo.get("texts")
+    if by_id is None:
+        seqs = cache.texts
+        head = memory_notes(cache.timeline.head)
+        by_id = cache.memo["texts"] = {n.id: seqs.get(n.text_seq, "") for n in head}
+    missing = [i for i in ids if i not in by_id]  # written since the cache caught up
+    if missing:
+        notes = notes_by_ids(session, missing)
+        by_id = {**by_id, **{i: (t or "").casefold() for i, t in texts_of(session, notes).items()}}
+    return [by_id.get(i, "") for i in ids]
+
+
+def notes_then(
+    session: PersonSession,
+    moment: datetime,
+    note_filter: NoteFilter,
+    needle: str = "",
+) -> NotePages:
+    """Time travel for a table: the notes as they stood at `moment` that pass the filter's
+    status, scope and kind (and contain `needle`), in creation order. Pages are found as
+    they are asked for; the total comes from counts."""
+    then = _memory_then(session, moment)
+    if then is None:  # a journal whose times go back: replay it all, as ever
+        ordered = notes_as_of(session, moment, include_closed=True)
+        memo: dict[object, Any] = {}
+    else:
+        _check_clock(session)
+        memory, memo = then
+        ordered = _listed(memory, memo)
+    keep = keeps(note_filter)
+    if not needle:
+        if "counts" not in memo:
+            memo["counts"] = facet_counts(ordered)
+        return LazyMatches(ordered, keep, counted(memo["counts"], note_filter))
+    if "texts" not in memo:
+        with note_cache.person_notes(session.store, session.person, texts=True) as cache:
+            memo["texts"] = _texts_beside(session, cache, [n.id for n in ordered])
     wanted = needle.casefold()
-    found: list[Note] = []
-    offset = 0
-    while not cancelled():
-        _, notes = page(session, note_filter, offset=offset, limit=500)
-        if not notes:
-            break
-        texts = texts_of(session, notes)
-        found += [n for n in notes if wanted in (texts.get(n.id) or "").casefold()]
-        offset += len(notes)
-    return found
+    texts = memo["texts"]
+    return HeldPages(
+        [n for n, text in zip(ordered, texts, strict=True) if wanted in text and keep(n)]
+    )
+
+
+def _listed(memory: PersonMemory, memo: dict[object, Any]) -> list[Note]:
+    """A memory's notes in creation order, and their counts, kept in its memo."""
+    if "ordered" not in memo:
+        memo["ordered"] = memory_notes(memory)
+        memo["counts"] = facet_counts(memo["ordered"])
+    return memo["ordered"]  # type: ignore[no-any-return]
+
+
+PAST_MOMENTS_HELD = 2  # folded past moments kept (the detail of a note reads the same one)
+
+
+def _memory_then(
+    session: PersonSession, moment: datetime
+) -> tuple[PersonMemory, dict[object, Any]] | None:
+    """The memory as of `moment` from the held fold, and a memo for what is derived from
+    it; None when the journal's times go back (then only a full replay is exact)."""
+    store, person = session.store, session.person
+    with note_cache.person_notes(store, person) as cache:
+        timeline = cache.timeline
+        assert timeline is not None
+        if not timeline.in_time_order:
+            return None
+        if timeline.covers(moment):
+            return timeline.head, cache.memo.setdefault("head", {})
+        key = ("then", moment)
+        held = cache.memo.get(key)
+        if held is None:
+            start = timeline.start_for(moment)
+            with store.read() as conn:
+                events = journal.events(conn, person, after_seq=start.seq, until=moment)
+                memory = fold_onward(start, events, moment)
+            past = [k for k in cache.memo if isinstance(k, tuple) and k[0] == "then"]
+            for old in past[: max(0, len(past) - PAST_MOMENTS_HELD + 1)]:
+                del cache.memo[old]
+            held = cache.memo[key] = (memory, {})
+        return held
 
 
 def notes_as_of(session: PersonSession, moment: datetime, *, include_closed: bool) -> list[Note]:
-    """Time travel: the notes exactly as they stood at `moment`, by replaying the journal."""
+    """Time travel: the notes exactly as they stood at `moment`, by replaying the journal
+    (from the held fold's nearest snapshot before it, note_cache)."""
+    notes = memory_notes(_memory_as_of(session, moment))
+    return notes if include_closed else rank(notes)
+
+
+def _memory_as_of(session: PersonSession, moment: datetime) -> PersonMemory:
+    then = _memory_then(session, moment)
+    if then is not None:
+        _check_clock(session)
+        return then[0]
+    with session.store.read() as conn:
+        memory = fold_as_of(
+            journal.events(conn, session.person, until=moment), session.person, moment
+        )
+    _check_clock(session)
+    return memory
+
+
+def _check_clock(session: PersonSession) -> None:
+    """Time travel reads the moment on the journal's dates: say if they run ahead."""
     store, person = session.store, session.person
     with store.read() as conn:
-        memory = fold_as_of(journal.events(conn, person, until=moment), person, moment)
         newest = store_time.newest(conn, person)
-    if newest is not None:  # the moment is read on the journal's dates: say if they run ahead
+    if newest is not None:
         store.saw_clock(store_time.behind(f"journal:{person}", newest, to_micros(store.now())))
-    notes = memory_notes(memory)
-    return notes if include_closed else rank(notes)
 
 
 def texts_of(session: PersonSession, notes: list[Note]) -> dict[NoteId, str | None]:
@@ -253,12 +430,12 @@ def show_note(
             )
             used = projection_state.note_usage(conn, session.person, note.id)
     else:
-        then = {n.id: n for n in notes_as_of(session, as_of, include_closed=True)}
-        found = then.get(NoteId(note_id))
+        memory = _memory_as_of(session, as_of)
+        found = memory.unscoped_note(NoteId(note_id))
         if found is None:
             raise NotFound(f"Note {note_id} did not exist yet on {iso(as_of)}.")
         note = found
-        lineage = _lineage(note, then.get)
+        lineage = _lineage(note, memory.unscoped_note)
         with session.store.read() as conn:
             used = [
                 u

@@ -26,6 +26,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTableView
 
 from engram.control import notes as memory_control
+from engram.control.notes import HeldPages, NotePages
 from engram.control.session import PersonSession
 from engram.control.wording import day
 from engram.gui import theme
@@ -131,18 +132,22 @@ class LiveSource:
 
 
 class ListSource:
-    """A list computed elsewhere (time travel, text search)."""
+    """A list computed elsewhere (time travel, text search): notes at hand, or pages the
+    engine finds as they are asked for (control.notes.NotePages)."""
 
-    def __init__(self, notes: Sequence[Note], session: PersonSession | None = None) -> None:
+    def __init__(
+        self, notes: Sequence[Note] | NotePages, session: PersonSession | None = None
+    ) -> None:
         self.session = session
-        self._items = list(notes)
+        self.pages = HeldPages(list(notes)) if isinstance(notes, Sequence) else notes
         self.first: Page = self.load(0, PAGE)
 
     def total(self) -> int:
-        return len(self._items)
+        """The rows known now (a text search finds the rest after its first page)."""
+        return self.pages.total
 
     def load(self, offset: int, limit: int) -> Page:
-        notes = self._items[offset : offset + limit]
+        notes = self.pages.page(offset, limit)
         texts = memory_control.texts_of(self.session, notes) if self.session else {}
         return rows_of(notes, texts)
 
@@ -203,6 +208,17 @@ class NotesTableModel(QStandardItemModel):
         self._store_page(0, source.first)
         self.blockSignals(False)
         self.endResetModel()
+
+    def showing(self, source: NotesSource) -> bool:
+        """Whether the table shows `source`."""
+        return source is self._source
+
+    def grow(self, source: NotesSource, total: int) -> None:
+        """`source` (if still shown) now knows more rows: add them below, keeping what is
+        loaded, selected and scrolled."""
+        if source is self._source and total > self._total:
+            self._total = total
+            self.setRowCount(total)
 
     def restyle(self) -> None:
         """Draw the loaded rows again in the current palette (the window's palette changed:

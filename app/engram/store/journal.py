@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Row, insert, select
 from engram.engine.fold import FoldError, StaleRevision, apply_event
 from engram.model.clock import from_micros, to_micros
 from engram.model.errors import Conflict, NotAllowed, NotFound, damaged
-from engram.model.events import Cause, Event, EventType, NewEvent
+from engram.model.events import TEXT_BEARING, Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.store import chain, crypto, pseudonyms, schema, store_time
 from engram.store.crypto import SealBroken
@@ -292,28 +292,46 @@ def texts(
     """
     wanted = sorted(set(seqs))
     found: dict[int, str | None] = dict.fromkeys(wanted)
-    if not wanted:
-        return found
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
-        rows = conn.execute(
-            select(J.c.seq, J.c.key_ref, JP.c.sealed)
-            .join(JP, (JP.c.person == J.c.person) & (JP.c.seq == J.c.seq))
-            .where(J.c.person == person, J.c.seq.in_(chunk))
-        )
-        for row in rows:
-            try:
-                key = store.key_for_ref(conn, row.key_ref)
-            except KeyGone:
-                continue
-            aad = payload_aad(store.info.id, person, int(row.seq), row.key_ref)
-            try:
-                found[int(row.seq)] = crypto.unseal(key, row.sealed, aad).decode("utf-8")
-            except SealBroken:
-                raise damaged(
-                    f"The store is damaged: {person}'s journal entry {row.seq} does not open"
-                ) from None
+        _open_payloads(store, conn, person, found, J.c.seq.in_(chunk))
     return found
+
+
+def note_texts_after(
+    store: Store, conn: Connection, person: PersonId, after_seq: int, until_seq: int | None = None
+) -> dict[int, str]:
+    """Decrypt the text of every note created after `after_seq` (up to `until_seq`), by
+    event seq, in one pass (an in-memory search index is built from it); shredded texts
+    are left out."""
+    found: dict[int, str | None] = {}
+    where = [J.c.seq > after_seq, J.c.type.in_([t.value for t in TEXT_BEARING])]
+    if until_seq is not None:
+        where.append(J.c.seq <= until_seq)
+    _open_payloads(store, conn, person, found, *where)
+    return {seq: text for seq, text in found.items() if text is not None}
+
+
+def _open_payloads(
+    store: Store, conn: Connection, person: PersonId, found: dict[int, str | None], *where: Any
+) -> None:
+    rows = conn.execute(
+        select(J.c.seq, J.c.key_ref, JP.c.sealed)
+        .join(JP, (JP.c.person == J.c.person) & (JP.c.seq == J.c.seq))
+        .where(J.c.person == person, *where)
+    )
+    for row in rows:
+        try:
+            key = store.key_for_ref(conn, row.key_ref)
+        except KeyGone:
+            continue
+        aad = payload_aad(store.info.id, person, int(row.seq), row.key_ref)
+        try:
+            found[int(row.seq)] = crypto.unseal(key, row.sealed, aad).decode("utf-8")
+        except SealBroken:
+            raise damaged(
+                f"The store is damaged: {person}'s journal entry {row.seq} does not open"
+            ) from None
 
 
 def event_at(conn: Connection, person: PersonId, seq: int) -> Event | None:
@@ -380,6 +398,15 @@ def head(conn: Connection, person: PersonId) -> tuple[int, bytes] | None:
         .limit(1)
     ).first()
     return (int(row.seq), bytes(row.entry_hash)) if row else None
+
+
+def entry_hash(conn: Connection, person: PersonId, seq: int) -> bytes:
+    """The entry hash of event `seq` (empty for seq 0 or an event that is not there): a
+    held fold is current with the journal while its last event's hash stands."""
+    value = conn.execute(
+        select(J.c.entry_hash).where(J.c.person == person, J.c.seq == seq)
+    ).scalar()
+    return bytes(value) if value is not None else b""
 
 
 def head_if_only(

@@ -17,7 +17,7 @@ from engram.gui.notes_model import SORT_KEYS, ListSource, LiveSource, NotesSourc
 from engram.gui.tasks import Task, TaskContext
 from engram.gui.widgets import offer
 from engram.model.errors import NotFound
-from engram.model.notes import Note, NoteFilter, NoteStatus
+from engram.model.notes import NoteFilter, NoteStatus
 from engram.model.scope import Kind, Scope
 
 SEARCH_DELAY_MS = 250
@@ -30,6 +30,7 @@ class NotesController(PanelController):
     notes_shown = Signal()
     note_selected = Signal(str)  # at once, before its detail arrives
     detail_shown = Signal(str)
+    rows_completed = Signal()  # a text search found the rest of its matches
 
     def __init__(self, hub: Hub) -> None:
         super().__init__(hub)
@@ -207,21 +208,16 @@ class NotesController(PanelController):
         needle = self.w.filters.search.text().strip()
         moment = self.moment()
 
-        def work(ctx: TaskContext) -> NotesSource:
-            if moment is None and not needle:
-                return LiveSource(session, note_filter)
+        def work(_: TaskContext) -> NotesSource:
+            # The engine filters (issue 17 item 9): text from its in-memory index, the
+            # past from its held fold, a page at a time.
             if moment is not None:
-                notes = _filtered(
-                    memory_control.notes_as_of(session, moment, include_closed=True), note_filter
-                )
-                if needle:
-                    texts = memory_control.texts_of(session, notes)
-                    notes = [
-                        n for n in notes if needle.casefold() in (texts[n.id] or "").casefold()
-                    ]
-                return ListSource(notes, session)
-            found = memory_control.matching_text(session, note_filter, needle, ctx.cancelled)
-            return ListSource(found, session)
+                then = memory_control.notes_then(session, moment, note_filter, needle)
+                return ListSource(then, session)
+            if needle:
+                found = memory_control.matching_text(session, note_filter, needle)
+                return ListSource(found, session)
+            return LiveSource(session, note_filter)
 
         def done(source: NotesSource) -> None:
             if task is not self._notes_task:
@@ -231,19 +227,53 @@ class NotesController(PanelController):
             # position: loads nobody sees, working while the window repaints.
             self.w.table.scrollToTop()
             self.w.notes_model.set_source(session, source)
-            total = source.total()
             # The moment goes in the banner, not here: a long label would widen the window.
-            self.w.filters.count.setText(f"{total} note{'s' if total != 1 else ''}")
+            self._show_count(source.total(), final=True)
             self.w.time_travel_banner.show_moment(_moment_text(moment))
             self._reselect()
             self.notes_shown.emit()
+            pages = getattr(source, "pages", None)
+            if isinstance(pages, memory_control.TextPages) and not pages.complete:
+                self._show_count(source.total(), final=False)
+                self._find_rest(source, pages)
             if isinstance(source, LiveSource):  # last: it works in Python beside the repaint
                 self.hub.run(lambda _: source.load_ids(), background=True)
+                self._warm_up(session, note_filter)
 
         if self._notes_task is not None:
             self._notes_task.context.cancel()  # a search still decrypting stops early
         task = self.hub.run(work, done)
         self._notes_task = task
+
+    def _show_count(self, total: int, *, final: bool) -> None:
+        more = "" if final else "+"  # a search still finding the rest below its first page
+        self.w.filters.count.setText(f"{total}{more} note{'s' if total != 1 or more else ''}")
+
+    def _find_rest(self, source: NotesSource, pages: memory_control.TextPages) -> None:
+        """After a search's first page is shown: find the rest of its matches and add them
+        as rows below (the count says '50+ notes' until then)."""
+
+        def done(total: int) -> None:
+            if self.w.notes_model.showing(source):
+                self.w.notes_model.grow(source, total)
+                self._show_count(total, final=True)
+                self.rows_completed.emit()
+
+        self.hub.run(lambda _: pages.finish(), done)
+
+    def _warm_up(self, session: PersonSession, note_filter: NoteFilter) -> None:
+        """Build the engine's note index behind the listing, a short step per task, so the
+        first search or trip to the past after it costs what it shows, not the person's
+        size (issue 17 item 9), and no step keeps a page or a detail waiting for long."""
+
+        def step(_: TaskContext) -> bool:
+            return memory_control.warm_up(session, note_filter)
+
+        def done(more: bool) -> None:
+            if more and self.hub.session is session:
+                self.hub.run(step, done, background=True)
+
+        self.hub.run(step, done, background=True)
 
     def _reselect(self) -> None:
         if self.selected is None:
@@ -384,13 +414,3 @@ class NotesController(PanelController):
 
 def _moment_text(moment: datetime | None) -> str | None:
     return None if moment is None else f"{moment:%Y-%m-%d %H:%M} UTC"
-
-
-def _filtered(notes: list[Note], f: NoteFilter) -> list[Note]:
-    return [
-        n
-        for n in notes
-        if (f.statuses is None or n.status in f.statuses)
-        and (f.scopes is None or n.scope in f.scopes)
-        and (f.kinds is None or n.kind in f.kinds)
-    ]
