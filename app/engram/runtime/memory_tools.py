@@ -21,6 +21,7 @@ from typing import Any
 from engram.engine.assembly import TextNote
 from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
 from engram.engine.history_search import clamp
+from engram.engine.merge import expired
 from engram.engine.scope import eligible_scopes
 from engram.engine.words import terms
 from engram.model.agents import AgentConfig
@@ -33,6 +34,7 @@ from engram.runtime.agents import agent_config
 from engram.runtime.context import (
     Attribution,
     audience_for_turn,
+    journal_now,
     record_use,
 )
 from engram.runtime.conversations import require_conversation
@@ -274,6 +276,8 @@ def _visible(store: Store, attribution: Attribution, item_id: str) -> Note:
     scopes = eligible_scopes(audience_for_turn(store, attribution))
     with store.read() as conn:
         note = projection_notes.eligible_note(conn, attribution.person, scopes, NoteId(item_id))
+        if note is not None and expired(note, journal_now(store, conn, attribution.person)):
+            note = None  # M3: past its four hours, whether or not maintain has run
     if note is None:
         raise NotFound(f"There is no item {item_id!r} here.")
     return note
