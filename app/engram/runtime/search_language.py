@@ -1,8 +1,8 @@
 """The language history search stems in (H1): the one the profile's language note names.
 
 The person's language note (the one the profile document, M1, would pick) has a text
-("Wants replies in French.") that names a language, mapped to a Snowball stemmer by engine.words. The
-note is read through the scope filter for the conversation's audience, as any
+("Wants replies in French.") that names a language, mapped to a Snowball stemmer by
+engine.words. The note is read through the scope filter for the conversation's audience, as any
 prompt-facing read is (S1, S2): a private language note does not steer search in a
 conversation others read. A conversation's language is known when its participants'
 notes name one language between them; otherwise English.
