@@ -18,6 +18,8 @@ def _setup(cli: Any, tmp_path: Path, mode: str) -> str:
     for text in ("I moved to Oslo.", "I'm allergic to peanuts."):
         args = ["--role", "user", "--author", "ana", "--text", text]
         assert cli("conversation", "append", conversation, *args).code == 0
+    reply = ["--role", "assistant", "--author", "helper", "--text", "Noted."]
+    assert cli("conversation", "append", conversation, *reply).code == 0  # P4: a whole exchange
     return conversation
 
 

@@ -34,8 +34,9 @@ from engram.engine.extraction import (
     bounded,
     policy_safe,
 )
+from engram.engine.exchanges import exchanges, learnable_turns, waiting
 from engram.model.agents import AgentConfig, LearningMode
-from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, TurnStatus
 from engram.model.errors import Conflict, EngramError, NotAllowed, NotFound
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
@@ -57,8 +58,9 @@ log = logging.getLogger(__name__)
 
 ACTOR = "extractor"
 RANKED_ACTIVE = NoteFilter(statuses=(NoteStatus.ACTIVE,), order="rank")
-_TURN_KINDS = (EntryKind.USER, EntryKind.ASSISTANT)
 _ATTEMPTS = 3
+_TURN_KINDS = (EntryKind.USER, EntryKind.ASSISTANT)
+_COMMITTED = TurnStatus.COMMITTED.value
 REPORTS_KEPT = 200  # a worker remembers its latest passes (ids and reasons, never text)
 
 
@@ -159,6 +161,14 @@ def _conversations(
     return [one] if one is not None and person in one.participants else []
 
 
+def learnable(conn: Any, conversation: ConversationId, person: PersonId) -> list[LogEntry]:
+    """The committed turns of complete exchanges (a reply committed, or the host marked
+    the exchange complete) that extraction has not handled yet for `person` (P4, W2)."""
+    return learnable_turns(
+        conversation_log.unprocessed_exchange_entries(conn, conversation, person)
+    )
+
+
 def pending(
     store: Store,
     person: PersonId,
@@ -175,8 +185,8 @@ def pending(
             config = _config(store, conn, info)
             if config is None or _why_not(info, config, host) is not None:
                 continue  # P4, W7: off, incognito, or a surface the agent does not learn on
-            # P4: only committed turns (not failed, cancelled or awaiting the user); W2: once
-            turns = conversation_log.unprocessed_turns(conn, info.id, person)
+            # P4: only committed turns of complete exchanges; W2: once
+            turns = learnable(conn, info.id, person)
             if turns:
                 work.append(_Work(info, config, turns))
     return work
@@ -192,13 +202,28 @@ def left_alone(
     with store.read() as conn:
         for person in people.all_ids(conn) if persons is None else persons:
             for info in conversation_log.for_person(conn, person):
+                entries = conversation_log.unprocessed_exchange_entries(conn, info.id, person)
                 reason = _why_not(info, _config(store, conn, info), host)
                 if reason is None:
-                    continue
-                turns = conversation_log.unprocessed_turns(conn, info.id, person)
-                if turns:
+                    reason, entries = _waiting_for_reply(info, entries)
+                turns = [e for e in entries if e.kind in _TURN_KINDS and e.status == _COMMITTED]
+                if reason is not None and turns:
                     found.append(LeftAlone(person, info.id, len(turns), reason))
     return found
+
+
+def _waiting_for_reply(
+    info: ConversationInfo, entries: list[LogEntry]
+) -> tuple[str | None, list[LogEntry]]:
+    """P4: the latest exchange's turns, when it still waits for its reply, and why."""
+    found = exchanges(entries)
+    if not found or not waiting(found[-1]):
+        return None, []
+    reason = (
+        "its latest exchange waits for the assistant's reply; a host that logs no replies "
+        f"marks it complete ('engram conversation complete {info.id}')"
+    )
+    return reason, found[-1]
 
 
 def learn_person(

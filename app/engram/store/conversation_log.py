@@ -21,6 +21,8 @@ from engram.store.store import Store, WriteTxn
 
 L = schema.conversation_log
 LP = schema.log_payloads
+# What decides exchanges, the unit of learning (engine.exchanges, P4).
+_EXCHANGE_ENTRIES = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.EXCHANGE_END)
 CV = schema.conversations
 CP = schema.conversation_participants
 
@@ -305,24 +307,21 @@ def entries(
     return [_entry(row) for row in conn.execute(query)]
 
 
-def unprocessed_turns(
-    conn: Connection, conversation: ConversationId, person: PersonId
+def unprocessed_exchange_entries(
+    conn: Connection, conversation: ConversationId, person: PersonId | None
 ) -> list[LogEntry]:
-    """Committed user and assistant turns extraction has not handled yet for `person`
-    (W2, P4), in order — the database skips the handled ones."""
-    P = schema.processed_turns
-    done = select(P.c.turn).where(P.c.person == person, P.c.conversation == conversation)
-    rows = conn.execute(
-        select(L)
-        .where(
-            L.c.conversation == conversation,
-            L.c.entry.in_([EntryKind.USER.value, EntryKind.ASSISTANT.value]),
-            L.c.status == TurnStatus.COMMITTED.value,
-            L.c.ref.not_in(done),
-        )
-        .order_by(L.c.seq)
+    """The user, assistant and exchange-end entries (every status) extraction has not
+    handled yet for `person` (all of them when None), in order — the database skips the
+    handled turns; which of these may teach is the engine's rule (engine.exchanges, P4)."""
+    query = select(L).where(
+        L.c.conversation == conversation,
+        L.c.entry.in_([k.value for k in _EXCHANGE_ENTRIES]),
     )
-    return [_entry(row) for row in rows]
+    if person is not None:
+        P = schema.processed_turns
+        done = select(P.c.turn).where(P.c.person == person, P.c.conversation == conversation)
+        query = query.where(L.c.ref.is_(None) | L.c.ref.not_in(done))
+    return [_entry(row) for row in conn.execute(query.order_by(L.c.seq))]
 
 
 def entry_by_ref(conn: Connection, conversation: ConversationId, ref: str) -> LogEntry | None:
