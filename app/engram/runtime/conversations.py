@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engram.engine.scope import audience_for
 from engram.engine.exchanges import exchanges, waiting
+from engram.engine.scope import audience_for
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
 from engram.model.ids import CallId, ConversationId, PersonId, TurnId, new_call_id, new_turn_id

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram.engine.exchanges import exchanges, learnable_turns, waiting
 from engram.engine.extraction import (
     MAX_KNOWN_NOTES,
     MAX_TURNS,
@@ -34,7 +35,6 @@ from engram.engine.extraction import (
     bounded,
     policy_safe,
 )
-from engram.engine.exchanges import exchanges, learnable_turns, waiting
 from engram.model.agents import AgentConfig, LearningMode
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, TurnStatus
 from engram.model.errors import Conflict, EngramError, NotAllowed, NotFound

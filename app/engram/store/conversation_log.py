@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, and_, bindparam, func, insert, or_, select
 
 from engram.model.clock import from_micros, to_micros
-from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface
 from engram.model.errors import damaged
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
 from engram.store import chain, crypto, pseudonyms, schema, store_time
