@@ -33,6 +33,7 @@ from engram.runtime import extraction
 from engram.runtime.agents import set_agent
 from engram.runtime.conversations import append_turn, complete_exchange, start_conversation
 from engram.runtime.extraction import HostPolicy, LearningWorker, learn_person
+from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.store.store import Store
 
 ANA = PersonId("ana")
@@ -188,7 +189,7 @@ def test_W3_W8_admission_keeps_only_the_subjects_own_words_about_shown_notes() -
         Proposal(Kind.FACT, "Lives in Faro.", TurnId("t3")),
         Proposal(Kind.FACT, "Lives in Porto too.", TurnId("t1"), restates=NoteId("n_9")),
     ]
-    verdicts = admit(request, proposals)
+    verdicts = admit(request, proposals, sensitive_category)
     assert [p.text for p in verdicts.kept] == ["Lives in Porto."]
     reasons = [reason for _, reason in verdicts.dropped]
     assert reasons[:2] == ["not from one of the person's own turns (W8)"] * 2
@@ -419,7 +420,7 @@ def test_W8_the_rule_extractor_never_learns_from_anyone_but_the_subject(
     proposals = RULES.extract(request)
     assert all(p.turn == "mine" for p in proposals)
     assert RULES.extract(request) == proposals  # deterministic
-    reasons = {reason for _, reason in admit(request, proposals).dropped}
+    reasons = {reason for _, reason in admit(request, proposals, sensitive_category).dropped}
     assert reasons <= {"a repeat of another proposal"}  # the rest is admissible
 
 

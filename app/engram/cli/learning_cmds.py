@@ -15,6 +15,7 @@ from engram.control import candidates
 from engram.control.wording import counted, verb
 from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
+from engram.model.agents import auto_apply_sentence
 from engram.model.clock import parse_time
 from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId
@@ -52,6 +53,12 @@ def register(commands: Any) -> None:
     p = actions.add_parser("list", help="every configured agent")
     add_json_flag(p)
     p.set_defaults(handler=cmd_agents_list)
+    p = actions.add_parser(
+        "show", help="one agent's settings, and which sensitive facts it may apply unreviewed"
+    )
+    p.add_argument("name", help=AGENT)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_agents_show)
     p = actions.add_parser("history", help="every configuration an agent has had, and who set it")
     p.add_argument("name", help=AGENT)
     add_json_flag(p)
@@ -184,6 +191,21 @@ def chosen_extractor(ctx: CommandContext) -> Extractor:
     )
 
 
+def cmd_agents_show(ctx: CommandContext) -> int:
+    config = agents.require_agent(ctx.store(), ctx.args.name)
+    policy = auto_apply_sentence(config)
+    if ctx.as_json:
+        emit_json({"name": config.name, **config.to_json(), "sensitive": policy})
+        return 0
+    learning = config.learning
+    emit_line(f"Agent {config.name}: learning {learning.mode.value}")
+    emit_line(f"  learns on: {', '.join(sorted(learning.surfaces)) or 'nothing'}")
+    emit_line(f"  kinds: {', '.join(sorted(learning.kinds))}")
+    emit_line(f"  tools: {', '.join(sorted(config.tools.enabled)) or 'none'}")
+    emit_line(f"  {policy}")
+    return 0
+
+
 def cmd_agents_history(ctx: CommandContext) -> int:
     rows = agents.agent_history(ctx.store(), ctx.args.name)
     if ctx.as_json:
@@ -304,7 +326,11 @@ def cmd_list(ctx: CommandContext) -> int:
                 c["revision"],
                 c["status"],
                 c["kind"],
-                " ".join(f for f in ("sensitive", "ambiguous") if c[f]),
+                " ".join(
+                    f"sensitive:{c['category']}" if f == "sensitive" and c["category"] else f
+                    for f in ("sensitive", "ambiguous")
+                    if c[f]
+                ),
                 shorten(c["text"]),
             )
             for c in rows

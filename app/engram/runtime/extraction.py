@@ -44,6 +44,7 @@ from engram.model.notes import NoteFilter, NoteStatus
 from engram.model.progress import Progress
 from engram.model.scope import Scope
 from engram.runtime.note_writes import NoteDraft, note_added, suggestion, writable_conversation
+from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.store import (
     agent_configs,
     conversation_log,
@@ -283,7 +284,7 @@ def _run(
     for _attempt in range(_ATTEMPTS):
         request, shown = _request(store, person, info.id, turns, work.config)
         proposals = extractor.extract(request) if request.turns else []
-        verdicts = admit(request, proposals)
+        verdicts = admit(request, proposals, sensitive_category)
         report.dropped = [
             {"turn": p.turn, "kind": p.kind.value, "reason": reason}
             for p, reason in verdicts.dropped
@@ -372,7 +373,7 @@ def _events(
     events: list[NewEvent] = []
     for proposal in proposals:
         cause = Cause(conversation, proposal.turn)
-        if automatic and policy_safe(proposal, config.learning.kinds):
+        if automatic and policy_safe(proposal, config.learning.kinds, config.learning.auto_apply):
             events += _note_events(report, proposal, cause, replaced)
         else:
             candidate, event = suggestion(
@@ -382,6 +383,8 @@ def _events(
                 cause,
                 sensitive=proposal.sensitive,
                 ambiguous=proposal.ambiguous,
+                category=proposal.category,
+                reason=proposal.reason,
                 restates=proposal.restates,
                 contradicts=proposal.contradicts,
             )

@@ -19,7 +19,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from engram.engine.assembly import TextNote
-from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
+from engram.engine.extraction import MAX_PROPOSAL_CHARS
 from engram.engine.history_search import clamp
 from engram.engine.merge import expired
 from engram.engine.scope import eligible_scopes
@@ -45,6 +45,7 @@ from engram.runtime.note_writes import (
     writable_conversation,
 )
 from engram.runtime.search_pool import search_pool
+from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
     ToolSpec,
@@ -234,12 +235,14 @@ def propose(
     if not cleaned or len(cleaned) > MAX_PROPOSAL_CHARS:
         raise InvalidInput(f"The text must hold 1 to {MAX_PROPOSAL_CHARS} characters.")
     cause = Cause(attribution.conversation, attribution.turn)
+    detected = sensitive_category(cleaned)  # P5
     candidate, event = suggestion(
         NoteDraft(cleaned, kind, Scope.UNSPECIFIED),
         actor,
         actor,
         cause,
-        sensitive=is_sensitive(cleaned),
+        sensitive=detected is not None,
+        category=detected.value if detected else None,
         ambiguous=False,
         contradicts=replaces,
     )

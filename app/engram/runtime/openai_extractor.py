@@ -20,11 +20,16 @@ from engram.engine.extraction import ExtractionRequest, Proposal
 from engram.model.errors import EngramError
 from engram.model.ids import NoteId, TurnId
 from engram.model.scope import Durability, Kind
+from engram.model.sensitivity import LABELS, SensitiveCategory, parse_category
 
 log = logging.getLogger(__name__)
 MAX_ANSWER_BYTES = 256 * 1024
 
-SYSTEM_PROMPT = """You extract durable notes about one person from a conversation.
+# P5: the categories the model is asked to name, id and meaning.
+CATEGORY_LIST = "; ".join(f"{c.value} ({LABELS[c]})" for c in SensitiveCategory)
+
+SYSTEM_PROMPT = (
+    """You extract durable notes about one person from a conversation.
 Only the turns marked "by_subject": true are that person's own words; never record what
 anyone else, including the assistant, claims about them. Propose a note only for something
 the person clearly stated about themself. Kinds: fact, preference, open_thread, style.
@@ -34,10 +39,15 @@ Answer with one JSON object and nothing else:
 {"notes": [{"kind": "fact", "text": "Lives in Porto.", "turn": "<turn id>",
   "durability": "lasting" | "transient", "confidence_bp": 0-10000,
   "restates": "<note id>" | null, "contradicts": "<note id>" | null,
-  "sensitive": true | false, "ambiguous": true | false}]}
-Write each note's text in the third person, short, ending with a period. Mark health,
-beliefs, money, credentials and similar topics as sensitive, and hedged statements as
+  "sensitive": true | false, "category": "<category>" | null, "reason": "<why>" | null,
+  "ambiguous": true | false}]}
+Write each note's text in the third person, short, ending with a period. A note is
+sensitive when it touches one of these categories; then give its category and, in a few
+words, the reason: """
+    + CATEGORY_LIST
+    + """. Mark hedged statements as
 ambiguous. If there is nothing to keep, answer {"notes": []}."""
+)
 
 
 class ExtractorFailed(EngramError):
@@ -133,6 +143,7 @@ def _proposal(item: Any) -> Proposal:
     if not isinstance(item, dict):
         raise TypeError("a note is not an object")
     confidence = item.get("confidence_bp", 6_000)
+    category = parse_category(item.get("category"))
     if not isinstance(confidence, int) or isinstance(confidence, bool):
         raise TypeError("confidence_bp is not a whole number")
     return Proposal(
@@ -143,6 +154,8 @@ def _proposal(item: Any) -> Proposal:
         confidence_bp=confidence,
         restates=NoteId(str(item["restates"])) if item.get("restates") else None,
         contradicts=NoteId(str(item["contradicts"])) if item.get("contradicts") else None,
-        sensitive=bool(item.get("sensitive", False)),
+        sensitive=bool(item.get("sensitive", False)) or category is not None,
         ambiguous=bool(item.get("ambiguous", False)),
+        category=category.value if category else None,
+        reason=str(item["reason"])[:300] if item.get("sensitive") and item.get("reason") else None,
     )
