@@ -19,7 +19,7 @@ from engram.model.agents import auto_apply_sentence
 from engram.model.clock import parse_time
 from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId
-from engram.runtime import agents, extraction, legacy_import, maintenance
+from engram.runtime import agents, digests, extraction, legacy_import, maintenance
 from engram.runtime.openai_extractor import OpenAIExtractor
 
 MAX_CONFIG_KIB = 64
@@ -235,9 +235,11 @@ def cmd_learn(ctx: CommandContext) -> int:
             session = ctx.session(ctx.args.person)  # checks the person exists
             persons = [PersonId(session.person)]
             reports = extraction.learn_person(store, persons[0], extractor, progress=progress)
+            lines = digests.write_digests(store, persons[0], extractor, quiet_after=None)
         else:
             reports = extraction.learn_all(store, extractor, progress=progress)
-    failed = [r for r in reports if r.error]
+            lines = digests.write_all_digests(store, extractor, quiet_after=None)
+    failed = [r.error for r in reports if r.error] + [d.error for d in lines if d.error]
     alone = extraction.left_alone(store, persons)
     message = _nothing_learned(alone) if not reports else None
     if ctx.as_json:
@@ -245,10 +247,14 @@ def cmd_learn(ctx: CommandContext) -> int:
             {
                 "passes": [r.to_json() for r in reports],
                 "not_learned": [a.to_json() for a in alone],
+                "digests": [d.to_json() for d in lines],  # M4: one line per conversation
                 **({"message": message} if message else {}),
             }
         )
     else:
+        for d in lines:
+            done = "digest line written" if d.written else f"no digest line: {d.error or d.skipped}"
+            emit_line(f"{d.person} in {d.conversation}: {done}")
         if message:
             emit_line(message)
         for a in alone:
@@ -267,7 +273,7 @@ def cmd_learn(ctx: CommandContext) -> int:
             emit_line(f"{r.person} in {r.conversation}: {outcome}")
     if failed:
         passes = counted(len(failed), "pass", "passes")
-        print(f"engram: {passes} failed; first: {failed[0].error}", file=sys.stderr)
+        print(f"engram: {passes} failed; first: {failed[0]}", file=sys.stderr)
         return 1
     return 0
 

@@ -260,18 +260,24 @@ def add_digest_line(
     scope: Scope = Scope.UNSPECIFIED,
 ) -> None:
     """A recent-conversation digest line; private unless said otherwise, like any note (S2)."""
-    cause = Cause(conversation)
     with store.write() as txn:
         writable_conversation(txn, person, conversation)
-        event = NewEvent(
-            E.DIGEST_LINE_ADDED,
-            actor,
-            {"conversation": conversation, "scope": scope.value},
-            cause,
-            check_text(text),
-            conversation,
-        )
-        journal.append(store, txn, person, [event])
+        journal.append(store, txn, person, [digest_event(conversation, text, actor, scope)])
+
+
+def digest_event(
+    conversation: ConversationId, text: str, actor: str, scope: Scope = Scope.UNSPECIFIED
+) -> NewEvent:
+    """The journal event holding one conversation's digest line (M4), sealed under the
+    conversation's key too, so deleting the conversation takes the line with it (C4)."""
+    return NewEvent(
+        E.DIGEST_LINE_ADDED,
+        actor,
+        {"conversation": conversation, "scope": scope.value},
+        Cause(conversation),
+        check_text(text),
+        conversation,
+    )
 
 
 def retire(store: Store, person: PersonId, note: NoteId, actor: str = "maintenance") -> None:

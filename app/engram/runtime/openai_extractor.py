@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engram.engine.digest import DigestRequest, tidy_line
 from engram.engine.extraction import ExtractionRequest, Proposal
 from engram.model.errors import EngramError
 from engram.model.ids import NoteId, TurnId
@@ -48,6 +49,14 @@ words, the reason: """
     + """. Mark hedged statements as
 ambiguous. If there is nothing to keep, answer {"notes": []}."""
 )
+
+
+DIGEST_PROMPT = """You write one line for a digest of recent conversations with one person.
+Only the turns marked "by_subject": true are that person's own words. In at most 20 words,
+say what the conversation was about, from what the person said (not what the assistant
+claimed), without health, beliefs, money, credentials, addresses or anything about a
+child. Answer with one JSON object and nothing else: {"line": "Planned a trip to Porto."}
+or {"line": null} if there is nothing worth a line."""
 
 
 class ExtractorFailed(EngramError):
@@ -93,6 +102,33 @@ class OpenAIExtractor:
             except (KeyError, TypeError, ValueError) as error:
                 log.warning("the extractor proposed a malformed note (%s); it was skipped", error)
         return proposals
+
+    def digest_line(self, request: DigestRequest) -> str | None:
+        """M4: the model's one line for a conversation (None when it offers none)."""
+        turns = [
+            {"role": t.role, "by_subject": t.by_subject, "text": t.text} for t in request.turns
+        ]
+        answer = self._post(
+            {
+                "model": self.model,
+                "temperature": 0,
+                "response_format": {"type": "json_object"},
+                "messages": [
+                    {"role": "system", "content": DIGEST_PROMPT},
+                    {"role": "user", "content": json.dumps({"turns": turns})},
+                ],
+            }
+        )
+        try:
+            line = json.loads(answer["choices"][0]["message"]["content"])["line"]
+            if line is not None and not isinstance(line, str):
+                raise TypeError("'line' is not text")
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise ExtractorFailed(
+                f"The extractor at {self.base_url} answered the digest in an unexpected "
+                f"shape ({error}); no digest line was written."
+            ) from None
+        return tidy_line(line)
 
     def _post(self, payload: dict[str, Any]) -> Any:
         headers = {"Content-Type": "application/json"}
