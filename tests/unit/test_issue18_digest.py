@@ -23,7 +23,7 @@ from engram.runtime.agents import set_agent
 from engram.runtime.context import Attribution, assemble_turn, recall_turn
 from engram.runtime.conversations import append_turn, start_conversation
 from engram.runtime.digests import QUIET_AFTER, write_digests
-from engram.runtime.extraction import LearningWorker
+from engram.runtime.extraction import LearningWorker, learn_now
 from engram.runtime.openai_extractor import OpenAIExtractor
 from engram.store import journal, projection_memory
 from engram.store.store import Store
@@ -144,3 +144,9 @@ def test_issue18_item3_M4_engram_learn_writes_the_digest(cli: Any, tmp_path: Any
     ]
     recalled = cli("recall", "--person", "ana", "--conversation", chat, "--json").json()
     assert recalled["digest"] == ["Talked about tiles, kitchen and choosing."]
+
+
+def test_issue18_item3_M4_learning_now_from_a_face_writes_the_digest_too(store: Store) -> None:
+    info = _talk(store, "Repainting the hallway green this weekend, the hallway first.")
+    learn_now(store, ANA, RULES)  # what the inspector's "Learn from new turns" runs
+    assert _digest(store, info) == ["Talked about hallway, repainting and green."]

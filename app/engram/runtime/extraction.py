@@ -215,6 +215,14 @@ def learn_person(
     return reports
 
 
+def learn_now(store: Store, person: PersonId, extractor: Extractor) -> list[PassReport]:
+    """`learn` for one person, as a face asks for it: the pending passes, then a digest
+    line for each of their conversations that has none yet, quiet or not (M4)."""
+    reports = learn_person(store, person, extractor)
+    digests.write_digests(store, person, extractor, quiet_after=None)
+    return reports
+
+
 def learn_all(
     store: Store,
     extractor: Extractor,
