@@ -63,11 +63,15 @@ def test_issue18_item1_P5_the_labelled_set_is_large_balanced_and_in_four_languag
 
 def test_issue18_item1_P5_detector_recall_and_false_alarms_on_the_labelled_set() -> None:
     recall, false_alarms = _figures(_statements("sensitive_statements.jsonl"))
-    held_recall, held_false = _figures(_statements("sensitive_statements_heldout.jsonl"))
+    # The first held-out set was written after the first lexicon and then seen (its misses
+    # guided a second round of words); the second was written after that round and never
+    # tuned against. Both are printed, the second is the honest one.
+    seen = _figures(_statements("sensitive_statements_heldout.jsonl"))
+    unseen = _figures(_statements("sensitive_statements_heldout2.jsonl"))
     print(
-        f"\nP5 detector, labelled set: recall {recall:.1%}, false alarms {false_alarms:.1%}; "
-        f"held-out set (written after the lexicon): recall {held_recall:.1%}, "
-        f"false alarms {held_false:.1%}"
+        f"\nP5 detector: labelled set recall {recall:.1%}, false alarms {false_alarms:.1%}; "
+        f"held-out 1 (seen) {seen[0]:.1%} / {seen[1]:.1%}; "
+        f"held-out 2 (unseen) {unseen[0]:.1%} / {unseen[1]:.1%}"
     )
     assert recall >= RECALL_FLOOR
     assert false_alarms <= FALSE_ALARM_CEILING

@@ -69,8 +69,11 @@ class Lexicon:
                     continue
                 stems, phrases, prefixes = built.setdefault(language, ({}, [], []))
                 for word in entry.get("words", ()):
-                    for token in words_of(word):
-                        stems.setdefault(stem(token, language), category)
+                    found = words_of(word)
+                    if len(found) == 1:
+                        stems.setdefault(stem(found[0], language), category)
+                    elif found:  # "sans-papiers": its parts alone say nothing
+                        phrases.append((tuple(stem(t, language) for t in found), category))
                 for phrase in entry.get("phrases", ()):
                     key = tuple(stem(t, language) for t in words_of(phrase))
                     if key:
