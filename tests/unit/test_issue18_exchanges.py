@@ -12,7 +12,12 @@ from engram.engine.rule_extractor import RuleExtractor
 from engram.model.conversation import ConversationInfo, TurnStatus
 from engram.model.ids import PersonId
 from engram.runtime.agents import set_agent
-from engram.runtime.conversations import append_turn, complete_exchange, start_conversation
+from engram.runtime.conversations import (
+    append_turn,
+    complete_exchange,
+    start_conversation,
+    transcript,
+)
 from engram.runtime.extraction import learn_person, left_alone
 from engram.store.store import Store
 
@@ -81,3 +86,10 @@ def test_issue18_item2_P4_a_user_turn_waits_for_its_reply_or_the_hosts_mark(
     learn_person(store, ANA, RULES)
     assert _texts(store) == ["Lives in Porto.", "Works at Acme."]
     assert left_alone(store, [ANA]) == []
+
+
+def test_issue18_item2_P4_the_hosts_mark_is_not_part_of_the_transcript(store: Store) -> None:
+    info = _conversation(store)
+    said = _said(store, info, "I live in Porto.")
+    assert complete_exchange(store, info.id)
+    assert [e.ref for e, _ in transcript(store, info.id)] == [said]  # nothing to read in it

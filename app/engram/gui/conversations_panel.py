@@ -256,8 +256,6 @@ class ConversationsPanel(QWidget):
                 )
                 if text is not None and self.can_excise:
                     body += f" <a href='excise:{e(entry.ref or '')}'>remove this result…</a>"
-            elif entry.kind is EntryKind.EXCHANGE_END:
-                continue  # the host's mark that an exchange is complete: nothing to read
             elif entry.kind is EntryKind.ITEM:
                 if "of" in entry.body:
                     continue  # an agent session's copy of the entry above, less its text

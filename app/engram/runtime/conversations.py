@@ -14,7 +14,11 @@ from engram.store import conversation_log, journal, pending_erasure, projection_
 from engram.store.store import Store, WriteTxn
 
 MAX_TURN_CHARS = 200_000
-TRANSCRIPT_KINDS = tuple(k for k in EntryKind if k is not EntryKind.CREATED)
+# What a transcript shows: not the log's opening, nor the host's marks that an exchange is
+# complete (they hold nothing to read; learning reads them, engine.exchanges).
+TRANSCRIPT_KINDS = tuple(
+    k for k in EntryKind if k not in (EntryKind.CREATED, EntryKind.EXCHANGE_END)
+)
 
 
 def start_conversation(

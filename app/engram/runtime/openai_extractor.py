@@ -180,6 +180,7 @@ def _proposal(item: Any) -> Proposal:
         raise TypeError("a note is not an object")
     confidence = item.get("confidence_bp", 6_000)
     category = parse_category(item.get("category"))
+    flagged = bool(item.get("sensitive", False)) or category is not None
     if not isinstance(confidence, int) or isinstance(confidence, bool):
         raise TypeError("confidence_bp is not a whole number")
     return Proposal(
@@ -190,8 +191,8 @@ def _proposal(item: Any) -> Proposal:
         confidence_bp=confidence,
         restates=NoteId(str(item["restates"])) if item.get("restates") else None,
         contradicts=NoteId(str(item["contradicts"])) if item.get("contradicts") else None,
-        sensitive=bool(item.get("sensitive", False)) or category is not None,
+        sensitive=flagged,
         ambiguous=bool(item.get("ambiguous", False)),
         category=category.value if category else None,
-        reason=str(item["reason"])[:300] if item.get("sensitive") and item.get("reason") else None,
+        reason=str(item["reason"])[:300] if flagged and item.get("reason") else None,
     )
