@@ -267,7 +267,9 @@ def test_search_all_of_a_persons_conversations_and_open_the_hit(
     panel = inspector.window.conversations
     show_tab(qtbot, inspector, panel)
     panel.everywhere.setChecked(True)
-    qtbot.keyClicks(panel.query, "bakery vegetarian")
+    # Maya's language note says French, and reads stem in it at once (issue 18 item 4), so
+    # the query is a word said the same way in several of her conversations
+    qtbot.keyClicks(panel.query, "vegetarian")
     with qtbot.waitSignal(inspector.controller.searched, timeout=SIGNAL_TIMEOUT):
         qtbot.keyClick(panel.query, Qt.Key.Key_Return)
     hits = [panel.results.item(i) for i in range(panel.results.count())]

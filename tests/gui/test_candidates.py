@@ -63,6 +63,8 @@ def test_W1_learn_from_new_turns_from_the_person_menu(
         coached = [c for c in conversations_of(other, PersonId("maya")) if c.agent == "coach"]
         text = "I work at the Grenoble alpine garden."
         append_turn(other, coached[0].id, role="user", author="maya", text=text)
+        reply = "Noted."  # P4: the exchange is complete once the reply commits
+        append_turn(other, coached[0].id, role="assistant", author="coach", text=reply)
     finally:
         other.close()
     unlock(qtbot, inspector, demo_path)
@@ -76,3 +78,20 @@ def test_W1_learn_from_new_turns_from_the_person_menu(
     show_tab(qtbot, inspector, inspector.window.candidates)
     texts = [c["text"] for c in inspector.window.candidates.rows]
     assert "Works at the Grenoble alpine garden." in texts
+
+
+def test_issue18_item1_P5_the_window_marks_a_sensitive_candidate_with_its_category(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    panel = inspector.window.candidates
+    with qtbot.waitSignal(inspector.controller.candidates_shown, timeout=SIGNAL_TIMEOUT):
+        inspector.window.tabs.setCurrentWidget(panel)
+    wait_idle(qtbot, inspector)
+    chosen = _select(qtbot, inspector, "Is allergic to peanuts.")
+    row = panel.rows.index(chosen)
+    assert panel.table.item(row, 3).text() == "health"  # the flags column names it
+    details = panel.details.toPlainText()
+    assert "touches a sensitive topic: health" in details
+    # what the agent may apply without review is said where the decision is made
+    assert "Agent 'coach': Sensitive facts always wait for a person's review" in details

@@ -615,6 +615,8 @@ def test_item8_people_and_candidate_counts_follow_every_action(
         coached = [c for c in conversations_of(other, PersonId("maya")) if c.agent == "coach"]
         text = "I work at the Grenoble alpine garden."
         append_turn(other, coached[0].id, role="user", author="maya", text=text)
+        reply = "Noted."  # P4: the exchange is complete once the reply commits (issue 18)
+        append_turn(other, coached[0].id, role="assistant", author="coach", text=reply)
     finally:
         other.close()
     unlock(qtbot, inspector, demo_path)

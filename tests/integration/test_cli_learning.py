@@ -18,6 +18,8 @@ def _setup(cli: Any, tmp_path: Path, mode: str) -> str:
     for text in ("I moved to Oslo.", "I'm allergic to peanuts."):
         args = ["--role", "user", "--author", "ana", "--text", text]
         assert cli("conversation", "append", conversation, *args).code == 0
+    reply = ["--role", "assistant", "--author", "helper", "--text", "Noted."]
+    assert cli("conversation", "append", conversation, *reply).code == 0  # P4: a whole exchange
     return conversation
 
 
@@ -150,3 +152,21 @@ def test_P4_learn_with_no_agent_configured_says_why_nothing_was_learned(
     text = cli("learn", "--person", "ana")
     assert text.code == 0 and "learning is off for agent 'ghost'" in text.out
     assert f"ana in {unknown}: 1 turn left alone" in text.out
+
+
+def test_issue18_item1_P5_agents_show_says_which_sensitive_facts_apply_unreviewed(
+    cli: Any, tmp_path: Path
+) -> None:
+    assert cli("init").code == 0
+    config = tmp_path / "agent.json"
+    settings = {"mode": "automatic", "autoApplyCategories": ["location"]}
+    config.write_text(json.dumps({"memory": {"learning": settings}}))
+    assert cli("agents", "set", "helper", "--config", str(config)).code == 0
+    shown = cli("agents", "show", "helper")
+    assert shown.code == 0
+    assert "except these, which are applied automatically: precise location." in shown.out
+    as_json = cli("agents", "show", "helper", "--json").json()
+    assert as_json["memory"]["learning"]["autoApplyCategories"] == ["location"]
+    config.write_text(json.dumps({"memory": {"learning": {"autoApplyCategories": ["pets"]}}}))
+    refused = cli("agents", "set", "helper", "--config", str(config))
+    assert refused.code != 0 and "autoApplyCategories" in refused.err

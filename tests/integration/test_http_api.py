@@ -151,6 +151,7 @@ def test_P6_candidate_decisions_over_http_with_revisions(api: Client, store: Sto
     ana = PersonId("ana")
     info = start_conversation(store, [ana], agent="helper")
     append_turn(store, info.id, role="user", author=ana, text="I live in Porto.")
+    append_turn(store, info.id, role="assistant", author="helper", text="Noted.")  # P4
     extraction.learn_all(store, RuleExtractor())
     base = "/v1/memory/agents/helper/memory/candidates"
     status, listed = api("GET", f"{base}?status=pending")

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -116,6 +117,23 @@ def test_issue12_item1_an_installed_wheel_finds_its_resources(tmp_path: Path) ->
     assert int(icons) == 9
     assert (prefix / "share" / "applications" / DESKTOP.name).is_file()
     assert (prefix / "share" / "metainfo" / METAINFO.name).is_file()
+    # Issue 18 item 1 (P5): the sensitive-topic data ships with the wheel and is found
+    lexicon = (
+        "import engram.runtime.sensitive_lexicon as s; print(s.sensitive_category('Has diabetes.'))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-S", "-c", lexicon],
+        capture_output=True,
+        text=True,
+        # the wheel first; its dependencies (PyStemmer) from this environment
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(site), sysconfig.get_path("purelib")]),
+        },
+        cwd=tmp_path,
+    )
+    assert found.returncode == 0 and found.stdout.strip() == "health", found.stderr
+    assert (prefix / "share" / "engram-inspector" / "sensitive" / "categories.json").is_file()
 
 
 @pytest.mark.skipif(

@@ -31,8 +31,9 @@ from engram.model.ids import NoteId, PersonId, TurnId
 from engram.model.scope import Kind, Scope
 from engram.runtime import extraction
 from engram.runtime.agents import set_agent
-from engram.runtime.conversations import append_turn, start_conversation
+from engram.runtime.conversations import append_turn, complete_exchange, start_conversation
 from engram.runtime.extraction import HostPolicy, LearningWorker, learn_person
+from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.store.store import Store
 
 ANA = PersonId("ana")
@@ -55,6 +56,7 @@ def _chat(
 ) -> tuple[ConversationInfo, list[str]]:
     info = start_conversation(store, people, surface=surface, incognito=incognito, agent=agent)
     turns = [append_turn(store, info.id, role="user", author=ANA, text=line) for line in lines]
+    complete_exchange(store, info.id)  # the host logs no reply: the exchange is complete (P4)
     return info, turns
 
 
@@ -133,6 +135,7 @@ def test_W2_each_turn_is_analysed_once_even_when_it_taught_nothing(store: Store)
     assert [r.turns for r in first] == [turns] and first[0].suggested == []
     assert learn_person(store, ANA, recording) == []  # the checkpoint remembers them
     newer = append_turn(store, info.id, role="user", author=ANA, text="I live in Porto.")
+    complete_exchange(store, info.id)
     again = learn_person(store, ANA, recording)
     assert [r.turns for r in again] == [[newer]]
     assert [t.turn for t in recording.requests[-1].turns] == [newer]
@@ -186,7 +189,7 @@ def test_W3_W8_admission_keeps_only_the_subjects_own_words_about_shown_notes() -
         Proposal(Kind.FACT, "Lives in Faro.", TurnId("t3")),
         Proposal(Kind.FACT, "Lives in Porto too.", TurnId("t1"), restates=NoteId("n_9")),
     ]
-    verdicts = admit(request, proposals)
+    verdicts = admit(request, proposals, sensitive_category)
     assert [p.text for p in verdicts.kept] == ["Lives in Porto."]
     reasons = [reason for _, reason in verdicts.dropped]
     assert reasons[:2] == ["not from one of the person's own turns (W8)"] * 2
@@ -198,6 +201,7 @@ def test_W8_assistant_claims_alone_teach_nothing(store: Store) -> None:
     info = start_conversation(store, [ANA], agent=agent)
     append_turn(store, info.id, role="assistant", author="helper", text="I live in Rome.")
     append_turn(store, info.id, role="user", author=ANA, text="Thanks!")
+    complete_exchange(store, info.id)
     greedy = Recording([Proposal(Kind.FACT, "Lives in Rome.", TurnId("whatever"))])
     reports = learn_person(store, ANA, greedy)
     assert _texts(store) == [] and reports[0].dropped
@@ -379,6 +383,7 @@ def test_extraction_only_learns_about_the_person_who_spoke(store: Store) -> None
     info = start_conversation(store, [ANA, BEN], agent=agent, surface=Surface.CHANNEL)
     append_turn(store, info.id, role="user", author=ANA, text="I live in Porto.")
     append_turn(store, info.id, role="user", author=BEN, text="I live in Faro.")
+    complete_exchange(store, info.id)
     extraction.learn_all(store, RULES)
     assert _texts(store, ANA) == ["Lives in Porto."]
     assert _texts(store, BEN) == ["Lives in Faro."]
@@ -415,7 +420,7 @@ def test_W8_the_rule_extractor_never_learns_from_anyone_but_the_subject(
     proposals = RULES.extract(request)
     assert all(p.turn == "mine" for p in proposals)
     assert RULES.extract(request) == proposals  # deterministic
-    reasons = {reason for _, reason in admit(request, proposals).dropped}
+    reasons = {reason for _, reason in admit(request, proposals, sensitive_category).dropped}
     assert reasons <= {"a repeat of another proposal"}  # the rest is admissible
 
 

@@ -42,7 +42,7 @@ from engram.model.conversation import ConversationInfo, EntryKind, TurnStatus
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
 from engram.model.ids import ConversationId, person_id
 from engram.model.wire import WireError, check_shape
-from engram.runtime import conversations, extraction, history, idempotent_writes
+from engram.runtime import conversations, history, idempotent_writes, learning_policy
 from engram.runtime.extraction import HostPolicy, LearningWorker
 from engram.store.store import Store
 
@@ -175,7 +175,7 @@ class ConversationApi:
         """What learning will do with this turn, in a few words."""
         if status is not TurnStatus.COMMITTED:
             return f"nothing is learned from a {status.value} turn (only committed ones teach)"
-        refusal = extraction.learning_refusal(self.store, info, self.host)
+        refusal = learning_policy.learning_refusal(self.store, info, self.host)
         if refusal is not None:
             return refusal
         if role == EntryKind.USER.value:

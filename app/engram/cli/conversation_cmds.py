@@ -15,7 +15,7 @@ from engram.control.session import check_session_actor
 from engram.control.wording import counted, verb
 from engram.engine import history_search
 from engram.engine import recall as recall_rules
-from engram.model.conversation import Surface
+from engram.model.conversation import Surface, TurnStatus
 from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, person_id
 from engram.model.scope import parse_enum
@@ -61,8 +61,21 @@ def register(commands: Any) -> None:
         required=True,
         help=f"what was said (at most {conversations.MAX_TURN_CHARS:,} characters)",
     )
+    p.add_argument(
+        "--status",
+        default="committed",
+        choices=[s.value for s in TurnStatus],
+        help="committed (the default); failed or cancelled for a reply that did not finish",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_append)
+
+    p = actions.add_parser(
+        "complete",
+        help="mark the exchange so far complete, for a host that logs no replies (P4)",
+    )
+    p.add_argument("conversation", help=CONVERSATION)
+    p.set_defaults(handler=cmd_complete)
 
     p = actions.add_parser("delete", help="delete a conversation (preview with --preview)")
     p.add_argument("conversation", help=CONVERSATION)
@@ -183,9 +196,22 @@ def cmd_start(ctx: CommandContext) -> int:
 def cmd_append(ctx: CommandContext) -> int:
     a = ctx.args
     turn = conversations.append_turn(
-        ctx.store(), ConversationId(a.conversation), role=a.role, author=a.author, text=a.text
+        ctx.store(),
+        ConversationId(a.conversation),
+        role=a.role,
+        author=a.author,
+        text=a.text,
+        status=parse_enum(TurnStatus, a.status, "status"),
     )
     emit_json({"turn": turn}) if ctx.as_json else emit_line(turn)
+    return 0
+
+
+def cmd_complete(ctx: CommandContext) -> int:
+    if conversations.complete_exchange(ctx.store(), ConversationId(ctx.args.conversation)):
+        emit_line("The exchange is complete; learning may now read its turns.")
+    else:
+        emit_line("No exchange was waiting for a reply, so nothing was marked.")
     return 0
 
 

@@ -15,10 +15,11 @@ from engram.control import candidates
 from engram.control.wording import counted, verb
 from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
+from engram.model.agents import auto_apply_sentence
 from engram.model.clock import parse_time
 from engram.model.errors import InvalidInput
 from engram.model.ids import PersonId
-from engram.runtime import agents, extraction, legacy_import, maintenance
+from engram.runtime import agents, digests, extraction, legacy_import, maintenance
 from engram.runtime.openai_extractor import OpenAIExtractor
 
 MAX_CONFIG_KIB = 64
@@ -52,6 +53,12 @@ def register(commands: Any) -> None:
     p = actions.add_parser("list", help="every configured agent")
     add_json_flag(p)
     p.set_defaults(handler=cmd_agents_list)
+    p = actions.add_parser(
+        "show", help="one agent's settings, and which sensitive facts it may apply unreviewed"
+    )
+    p.add_argument("name", help=AGENT)
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_agents_show)
     p = actions.add_parser("history", help="every configuration an agent has had, and who set it")
     p.add_argument("name", help=AGENT)
     add_json_flag(p)
@@ -184,6 +191,21 @@ def chosen_extractor(ctx: CommandContext) -> Extractor:
     )
 
 
+def cmd_agents_show(ctx: CommandContext) -> int:
+    config = agents.require_agent(ctx.store(), ctx.args.name)
+    policy = auto_apply_sentence(config)
+    if ctx.as_json:
+        emit_json({"name": config.name, **config.to_json(), "sensitive": policy})
+        return 0
+    learning = config.learning
+    emit_line(f"Agent {config.name}: learning {learning.mode.value}")
+    emit_line(f"  learns on: {', '.join(sorted(learning.surfaces)) or 'nothing'}")
+    emit_line(f"  kinds: {', '.join(sorted(learning.kinds))}")
+    emit_line(f"  tools: {', '.join(sorted(config.tools.enabled)) or 'none'}")
+    emit_line(f"  {policy}")
+    return 0
+
+
 def cmd_agents_history(ctx: CommandContext) -> int:
     rows = agents.agent_history(ctx.store(), ctx.args.name)
     if ctx.as_json:
@@ -213,9 +235,11 @@ def cmd_learn(ctx: CommandContext) -> int:
             session = ctx.session(ctx.args.person)  # checks the person exists
             persons = [PersonId(session.person)]
             reports = extraction.learn_person(store, persons[0], extractor, progress=progress)
+            lines = digests.write_digests(store, persons[0], extractor, quiet_after=None)
         else:
             reports = extraction.learn_all(store, extractor, progress=progress)
-    failed = [r for r in reports if r.error]
+            lines = digests.write_all_digests(store, extractor, quiet_after=None)
+    failed = [r.error for r in reports if r.error] + [d.error for d in lines if d.error]
     alone = extraction.left_alone(store, persons)
     message = _nothing_learned(alone) if not reports else None
     if ctx.as_json:
@@ -223,10 +247,14 @@ def cmd_learn(ctx: CommandContext) -> int:
             {
                 "passes": [r.to_json() for r in reports],
                 "not_learned": [a.to_json() for a in alone],
+                "digests": [d.to_json() for d in lines],  # M4: one line per conversation
                 **({"message": message} if message else {}),
             }
         )
     else:
+        for d in lines:
+            done = "digest line written" if d.written else f"no digest line: {d.error or d.skipped}"
+            emit_line(f"{d.person} in {d.conversation}: {done}")
         if message:
             emit_line(message)
         for a in alone:
@@ -245,7 +273,7 @@ def cmd_learn(ctx: CommandContext) -> int:
             emit_line(f"{r.person} in {r.conversation}: {outcome}")
     if failed:
         passes = counted(len(failed), "pass", "passes")
-        print(f"engram: {passes} failed; first: {failed[0].error}", file=sys.stderr)
+        print(f"engram: {passes} failed; first: {failed[0]}", file=sys.stderr)
         return 1
     return 0
 
@@ -304,7 +332,11 @@ def cmd_list(ctx: CommandContext) -> int:
                 c["revision"],
                 c["status"],
                 c["kind"],
-                " ".join(f for f in ("sensitive", "ambiguous") if c[f]),
+                " ".join(
+                    f"sensitive:{c['category']}" if f == "sensitive" and c["category"] else f
+                    for f in ("sensitive", "ambiguous")
+                    if c[f]
+                ),
                 shorten(c["text"]),
             )
             for c in rows

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
-from engram.engine.extraction import is_sensitive
 from engram.model.agents import AgentConfig, LearningMode
 from engram.model.events import Cause
 from engram.model.ids import CandidateId, ConversationId, NoteId
 from engram.model.notes import Note
 from engram.model.scope import Scope
 from engram.runtime.note_writes import NoteDraft, check_text, suggestion, writable_conversation
+from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.store import journal
 
 AGENT_NOTE_CONFIDENCE_BP = 6_000  # an agent's word for it, as sure as a first extraction
@@ -48,7 +48,10 @@ class Written:
 def _for_review(config: AgentConfig, text: str) -> bool:
     """P5: what waits for a person instead of becoming a note."""
     mode = config.learning.mode
-    return mode is LearningMode.SUGGEST or (mode is LearningMode.AUTOMATIC and is_sensitive(text))
+    if mode is LearningMode.SUGGEST:
+        return True
+    found = sensitive_category(text)
+    return found is not None and found not in config.learning.auto_apply
 
 
 def remember(
@@ -114,12 +117,14 @@ def _suggest(
 ) -> CandidateId:
     store, person = session.store, session.person
     cause = Cause(conversation) if conversation else None
+    detected = sensitive_category(draft.text)  # P5
     candidate, event = suggestion(
         draft,
         session.actor,
         session.actor,
         cause,
-        sensitive=is_sensitive(draft.text),
+        sensitive=detected is not None,
+        category=detected.value if detected else None,
         ambiguous=False,
         contradicts=contradicts,
         as_note=as_note,

@@ -15,12 +15,13 @@ from typing import Any
 from engram.control import notes as memory_control
 from engram.control import wording
 from engram.control.session import PersonSession
+from engram.model.agents import auto_apply_sentence
 from engram.model.errors import Conflict, InvalidInput, NotAllowed, NotFound, StateConflict
 from engram.model.events import Event, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId
 from engram.model.notes import CandidateState
 from engram.runtime.note_writes import read_suggestion, writable_conversation
-from engram.store import journal, projection_state
+from engram.store import agent_configs, conversation_log, journal, projection_state
 from engram.store.store import WriteTxn
 
 STATUSES = ("pending", "approved", "rejected", "applied")
@@ -74,7 +75,8 @@ def get_candidate(session: PersonSession, candidate_id: str) -> dict[str, Any]:
         )
         event = journal.event_at(conn, person, state.payload_seq)
         sealed = journal.texts(store, conn, person, [state.payload_seq]).get(state.payload_seq)
-    found = _json(state, event, sealed)
+        found = _json(state, event, sealed)
+        found["automatic_policy"] = _automatic_policy(store, conn, event)
     # The notes it would replace or restate, by their words (issue 17 item 13).
     related = [NoteId(found[k]) for k in ("contradicts", "restates") if found.get(k)]
     if related:
@@ -83,6 +85,15 @@ def get_candidate(session: PersonSession, candidate_id: str) -> dict[str, Any]:
             if found.get(key):
                 found[f"{key}_text"] = texts.get(NoteId(found[key]))
     return found
+
+
+def _automatic_policy(store: Any, conn: Any, suggested: Event | None) -> str | None:
+    """P5: what the agent of the candidate's conversation may apply without review, in a
+    sentence; None when it came from no conversation with a configured agent."""
+    origin = suggested.body.get("origin") if suggested else None
+    info = conversation_log.get(conn, ConversationId(str(origin))) if origin else None
+    config = agent_configs.get(store, conn, info.agent) if info and info.agent else None
+    return f"Agent {config.name!r}: {auto_apply_sentence(config)}" if config else None
 
 
 def audit(session: PersonSession, candidate_id: str) -> list[dict[str, Any]]:
@@ -238,6 +249,8 @@ def _json(state: CandidateState, suggested: Event | None, sealed: str | None) ->
         "contradicts": body.get("contradicts"),
         "sensitive": opened.sensitive,
         "ambiguous": opened.ambiguous,
+        "category": opened.category,
+        "sensitivity_reason": opened.reason,
         "extractor": body.get("extractor"),
         "suggested_at": suggested.at.isoformat() if suggested else None,
         "suggested_by": suggested.actor if suggested else None,

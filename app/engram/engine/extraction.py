@@ -10,14 +10,14 @@ behind an OpenAI-compatible endpoint) cannot widen what learning may do.
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from engram.engine.words import terms
 from engram.model.ids import NoteId, TurnId
 from engram.model.scope import Durability, Kind
+from engram.model.sensitivity import SensitiveCategory
 
 MAX_KNOWN_NOTES = 24  # W3
 MAX_TURNS = 24  # the newest unanalysed turns of one conversation per request
@@ -28,16 +28,8 @@ SAFE_CONFIDENCE_BP = 5_000  # automatic mode applies nothing less sure than this
 # other topic an extractor names is dropped rather than written down.
 STORABLE_TOPICS = frozenset({"name", "address", "home", "employer", "diet", "tone", "language"})
 
-# Topics that make a proposal sensitive: it waits for a person's review even in automatic
-# mode (P5), whatever the extractor said about it.
-_SENSITIVE = re.compile(
-    r"\b(allerg\w*|diagnos\w*|disease|illness|medication|medicine|pregnan\w*|therapy|"
-    r"depress\w*|anxiety|disorder|health|hiv|cancer|religio\w*|church|mosque|synagogue|"
-    r"politic\w*|vote[sd]?|union member\w*|sexual\w*|gay|lesbian|bisexual|transgender|"
-    r"salary|debt|bank|credit card|password|passcode|pin|ssn|social security|passport|"
-    r"criminal|arrest\w*|immigration|visa)\b",
-    re.IGNORECASE,
-)
+# P5: which sensitive category a text touches (the shipped lexicon's detector), or None.
+Detector = Callable[[str], SensitiveCategory | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +75,8 @@ class Proposal:
     contradicts: NoteId | None = None
     sensitive: bool = False
     ambiguous: bool = False
+    category: str | None = None  # the sensitive category (P5), from the extractor or detector
+    reason: str | None = None  # the extractor's reason it is sensitive, if it gave one
 
 
 class Extractor(Protocol):
@@ -115,17 +109,13 @@ def bounded(
     return ExtractionRequest(tuple(kept), tuple(notes[:MAX_KNOWN_NOTES]), frozenset(kinds))
 
 
-def is_sensitive(text: str) -> bool:
-    """Whether a text touches a sensitive topic (health, beliefs, money, credentials…)."""
-    return _SENSITIVE.search(text) is not None
-
-
-def admit(request: ExtractionRequest, proposals: Sequence[Proposal]) -> Verdicts:
+def admit(request: ExtractionRequest, proposals: Sequence[Proposal], detect: Detector) -> Verdicts:
     """Keep only proposals the rules allow.
 
     W8: a proposal must come from a turn the subject wrote; an assistant's claim alone
     establishes nothing. W3: it may restate or contradict only a note it was shown.
-    Kinds must be ones the agent learns; text is bounded; the sensitivity floor applies.
+    Kinds must be ones the agent learns; text is bounded; the sensitivity floor applies
+    (P5): a proposal is sensitive when the extractor says so or `detect` finds a category.
     """
     own = {t.turn: terms(t.text) for t in request.turns if t.role == "user" and t.by_subject}
     shown = {n.id for n in request.notes}
@@ -155,17 +145,26 @@ def admit(request: ExtractionRequest, proposals: Sequence[Proposal]) -> Verdicts
             dropped.append((proposal, reason))
             continue
         seen.add((proposal.kind, text.casefold()))
-        sensitive = proposal.sensitive or is_sensitive(text)
+        found = detect(text)
+        category = proposal.category or (found.value if found else None)
+        sensitive = proposal.sensitive or category is not None
         topic = proposal.topic if proposal.topic in STORABLE_TOPICS else None
-        kept.append(dataclasses.replace(proposal, text=text, sensitive=sensitive, topic=topic))
+        kept.append(
+            dataclasses.replace(
+                proposal, text=text, sensitive=sensitive, topic=topic, category=category
+            )
+        )
     return Verdicts(tuple(kept), tuple(dropped))
 
 
-def policy_safe(proposal: Proposal, kinds: Collection[Kind]) -> bool:
-    """P5: what automatic mode may apply without a person: not sensitive, not ambiguous,
-    sure enough, and of a kind the agent learns. Everything else waits for review."""
+def policy_safe(
+    proposal: Proposal, kinds: Collection[Kind], allowed: Collection[str] = frozenset()
+) -> bool:
+    """P5: what automatic mode may apply without a person: not sensitive (or of a sensitive
+    category the agent names as allowed), not ambiguous, sure enough, and of a kind the
+    agent learns. Everything else waits for review."""
     return (
-        not proposal.sensitive
+        (not proposal.sensitive or proposal.category in allowed)
         and not proposal.ambiguous
         and proposal.confidence_bp >= SAFE_CONFIDENCE_BP
         and proposal.kind in kinds

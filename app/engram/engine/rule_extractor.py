@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engram.engine.digest import DigestRequest, rule_line
 from engram.engine.extraction import ExtractionRequest, KnownNote, Proposal
 from engram.model.scope import Durability, Kind
 
@@ -219,6 +220,10 @@ class RuleExtractor:
     """Deterministic, offline, explainable."""
 
     name = "rules"
+
+    def digest_line(self, request: DigestRequest) -> str | None:
+        """M4: what the person talked about, in their own most used words."""
+        return rule_line(request)
 
     def extract(self, request: ExtractionRequest) -> Sequence[Proposal]:
         by_topic: dict[str, KnownNote] = {}

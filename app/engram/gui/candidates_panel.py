@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from engram.control.wording import actor_named, quoted
 from engram.gui.widgets import offer
+from engram.model.sensitivity import label as category_label
 
 COLUMNS = ("Status", "Rev", "Kind", "Flags", "Text")
 STATUS_CHOICES = (
@@ -137,7 +138,11 @@ class CandidatesPanel(QWidget):
         self.rows = rows
         self.table.setRowCount(len(rows))
         for r, c in enumerate(rows):
-            flags = " ".join(f for f in ("sensitive", "ambiguous") if c[f])
+            flags = " ".join(
+                category_label(c.get("category")) if f == "sensitive" else f
+                for f in ("sensitive", "ambiguous")
+                if c[f]
+            )
             kind = c["kind"].replace("_", " ")
             cells = (c["status"], str(c["revision"]), kind, flags, c["text"] or "[text gone]")
             for column, value in enumerate(cells):
@@ -182,10 +187,12 @@ class CandidatesPanel(QWidget):
             relation = f"<p>Restates the note {named}.</p>"
         warnings = []
         if candidate["sensitive"]:
-            warnings.append("touches a sensitive topic")
+            warnings.append(sensitive_warning(candidate))
         if candidate["ambiguous"]:
             warnings.append("was said with hedging")
         caution = f"<p><b>Review with care:</b> {e(', '.join(warnings))}.</p>" if warnings else ""
+        if candidate.get("automatic_policy"):
+            caution += f"<p>{e(candidate['automatic_policy'])}</p>"
         rows = "".join(
             f"<tr><td>{e(t['at'][:19].replace('T', ' '))}</td>"
             f"<td title='{e(t['actor'])}'>{e(actor_named(t['actor']))}</td>"
@@ -242,3 +249,10 @@ class CandidatesPanel(QWidget):
 def _note_named(note: str, text: str | None) -> str:
     """A note a suggestion touches, by its words (its id in the tooltip)."""
     return f"<span title='{html.escape(note)}'>{html.escape(quoted(text))}</span>"
+
+
+def sensitive_warning(candidate: dict[str, Any]) -> str:
+    """P5: which sensitive category a candidate touches, and the extractor's reason."""
+    said = f"touches a sensitive topic: {category_label(candidate.get('category'))}"
+    reason = candidate.get("sensitivity_reason")
+    return f"{said} ({reason})" if reason else said

@@ -23,6 +23,7 @@ from typing import Any
 from engram.model.conversation import Surface
 from engram.model.errors import InvalidInput, NotAllowed
 from engram.model.scope import Kind
+from engram.model.sensitivity import SensitiveCategory, label
 from engram.model.wire import AgentConfigFile, WireError, parse_json, validate_data
 
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,119}$")
@@ -63,6 +64,8 @@ class Learning:
     mode: LearningMode = LearningMode.OFF
     surfaces: frozenset[Surface] = LEARNING_SURFACES
     kinds: frozenset[Kind] = ALL_KINDS
+    # P5: sensitive categories automatic mode may apply without review; none by default
+    auto_apply: frozenset[SensitiveCategory] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +117,12 @@ class AgentConfig:
         return AgentConfig(
             name,
             MemoryTools(enabled, tools.write_scope, _kinds(tools.writable_kinds)),
-            Learning(LearningMode(learning.mode), surfaces, _kinds(learning.kinds)),
+            Learning(
+                LearningMode(learning.mode),
+                surfaces,
+                _kinds(learning.kinds),
+                frozenset(learning.auto_apply_categories or ()),
+            ),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -130,6 +138,7 @@ class AgentConfig:
                     "mode": self.learning.mode.value,
                     "surfaces": sorted(self.learning.surfaces),
                     "kinds": sorted(self.learning.kinds),
+                    "autoApplyCategories": sorted(self.learning.auto_apply),
                 },
             }
         }
@@ -167,6 +176,22 @@ class AgentConfig:
             and surface in self.learning.surfaces
             and surface in LEARNING_SURFACES
         )
+
+
+def auto_apply_sentence(config: AgentConfig) -> str:
+    """What automatic learning may apply of the sensitive categories, in one sentence."""
+    if config.learning.mode is not LearningMode.AUTOMATIC:
+        return "Sensitive facts always wait for a person's review (learning is not automatic)."
+    if not config.learning.auto_apply:
+        return (
+            "Sensitive facts always wait for a person's review; "
+            "no category is applied automatically."
+        )
+    names = ", ".join(label(c) for c in sorted(config.learning.auto_apply))
+    return (
+        f"Sensitive facts wait for a person's review, except these, which are applied "
+        f"automatically: {names}."
+    )
 
 
 def check_agent_name(name: str) -> str:

@@ -33,6 +33,9 @@ class EntryKind(StrEnum):
     # out when a turn or tool entry before it holds that text (runtime/session_log.py).
     # Not a turn: never searched, never shown to learning (W8).
     ITEM = "item"
+    # The host says the exchange so far is complete though no reply was logged (a host that
+    # logs only the person's turns), so its user turns may be learned from (P4). No text.
+    EXCHANGE_END = "exchange_end"
 
 
 # Entries whose text history search looks at (while the text still exists, H5).

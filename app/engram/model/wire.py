@@ -32,6 +32,7 @@ from pydantic import (
 
 from engram.model.conversation import Surface, TurnStatus
 from engram.model.scope import Kind
+from engram.model.sensitivity import SensitiveCategory
 
 MAX_DEPTH = 32  # arrays and objects inside one another
 MAX_NUMBER_CHARS = 32  # a number literal, sign, digits, point and exponent together
@@ -55,6 +56,7 @@ class StrictModel(BaseModel):
 # Enum members arrive as their values (JSON has no enums): accepted by value, nothing else.
 SurfaceValue = Annotated[Surface, Strict(False)]
 StatusValue = Annotated[TurnStatus, Strict(False)]
+CategoryValue = Annotated[SensitiveCategory, Strict(False)]
 KindValue = Annotated[Kind, Strict(False)]
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
@@ -125,13 +127,14 @@ class LearningSettings(StrictModel):
     mode: Literal["off", "suggest", "automatic"] = "off"
     surfaces: list[SurfaceValue] | None = None
     kinds: list[KindValue] | None = None
+    auto_apply_categories: list[CategoryValue] | None = Field(None, alias="autoApplyCategories")
 
 
 class MemorySettings(StrictModel):
     """The `memory` object of an agent's configuration."""
 
     tools: ToolSettings = ToolSettings.model_validate({})  # frozen: a default can be shared
-    learning: LearningSettings = LearningSettings()
+    learning: LearningSettings = LearningSettings.model_validate({})
 
 
 class AgentConfigFile(StrictModel):

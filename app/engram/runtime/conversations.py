@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engram.engine.exchanges import exchanges, waiting
 from engram.engine.scope import audience_for
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
 from engram.model.errors import InvalidInput, NotAllowed, NotFound
@@ -13,7 +14,11 @@ from engram.store import conversation_log, journal, pending_erasure, projection_
 from engram.store.store import Store, WriteTxn
 
 MAX_TURN_CHARS = 200_000
-TRANSCRIPT_KINDS = tuple(k for k in EntryKind if k is not EntryKind.CREATED)
+# What a transcript shows: not the log's opening, nor the host's marks that an exchange is
+# complete (they hold nothing to read; learning reads them, engine.exchanges).
+TRANSCRIPT_KINDS = tuple(
+    k for k in EntryKind if k not in (EntryKind.CREATED, EntryKind.EXCHANGE_END)
+)
 
 
 def start_conversation(
@@ -117,6 +122,24 @@ def append_turn(
             text=text,
         )
     return turn
+
+
+def complete_exchange(store: Store, conversation: ConversationId, author: str = "host") -> bool:
+    """The host marks the exchange under way complete though no reply was logged (it logs
+    only the person's turns), so its user turns may be learned from (P4). False, and
+    nothing written, when no exchange waits for a reply (none yet, already complete, or
+    its reply failed or was cancelled: a failed exchange teaches nothing)."""
+    require_conversation(store, conversation)
+    with store.write() as txn:
+        found = exchanges(
+            conversation_log.unprocessed_exchange_entries(txn.conn, conversation, None)
+        )
+        if not found or not waiting(found[-1]):
+            return False
+        conversation_log.append_entry(
+            store, txn, conversation, EntryKind.EXCHANGE_END, author=author
+        )
+    return True
 
 
 def turns(store: Store, conversation: ConversationId) -> list[tuple[LogEntry, str | None]]:

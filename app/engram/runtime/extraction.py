@@ -20,8 +20,10 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+from engram.engine.exchanges import exchanges, learnable_turns, waiting
 from engram.engine.extraction import (
     MAX_KNOWN_NOTES,
     MAX_TURNS,
@@ -35,14 +37,25 @@ from engram.engine.extraction import (
     policy_safe,
 )
 from engram.model.agents import AgentConfig, LearningMode
-from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, TurnStatus
 from engram.model.errors import Conflict, EngramError, NotAllowed, NotFound
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import NoteFilter, NoteStatus
 from engram.model.progress import Progress
 from engram.model.scope import Scope
+from engram.runtime import digests
+from engram.runtime.learning_policy import (
+    HostPolicy as HostPolicy,  # re-exported: hosts import it from here
+)
+from engram.runtime.learning_policy import (
+    config_of,
+    learning_allowed,
+    person_lock,
+    why_not,
+)
 from engram.runtime.note_writes import NoteDraft, note_added, suggestion, writable_conversation
+from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.store import (
     agent_configs,
     conversation_log,
@@ -57,16 +70,11 @@ log = logging.getLogger(__name__)
 
 ACTOR = "extractor"
 RANKED_ACTIVE = NoteFilter(statuses=(NoteStatus.ACTIVE,), order="rank")
-_TURN_KINDS = (EntryKind.USER, EntryKind.ASSISTANT)
 _ATTEMPTS = 3
+_TURN_KINDS = (EntryKind.USER, EntryKind.ASSISTANT)
+_COMMITTED = TurnStatus.COMMITTED.value
 REPORTS_KEPT = 200  # a worker remembers its latest passes (ids and reasons, never text)
-
-
-@dataclass(frozen=True, slots=True)
-class HostPolicy:
-    """What the host allows, above any agent's saved settings (P4: a kill switch wins)."""
-
-    learning: bool = True
+DIGEST_POLL_SECONDS = 60.0  # how often the worker looks for conversations gone quiet (M4)
 
 
 @dataclass
@@ -93,17 +101,6 @@ class _Work:
     turns: list[LogEntry]
 
 
-# W5: one pass per person at a time in this process; across processes, a pass whose notes
-# changed underneath it starts again instead of writing on a stale view.
-_locks: dict[tuple[str, PersonId], threading.Lock] = {}
-_locks_guard = threading.Lock()
-
-
-def person_lock(store: Store, person: PersonId) -> threading.Lock:
-    with _locks_guard:
-        return _locks.setdefault((store.info.id, person), threading.Lock())
-
-
 @dataclass(frozen=True, slots=True)
 class LeftAlone:
     """A conversation with committed turns not analysed yet, which learning leaves alone."""
@@ -117,39 +114,6 @@ class LeftAlone:
         return dataclasses.asdict(self)
 
 
-def _config(store: Store, conn: Any, info: ConversationInfo) -> AgentConfig | None:
-    """The conversation's agent configuration; None when it has no configured agent."""
-    return agent_configs.get(store, conn, info.agent) if info.agent else None
-
-
-def learning_refusal(
-    store: Store, info: ConversationInfo, host: HostPolicy = HostPolicy()
-) -> str | None:
-    """Why learning leaves this conversation alone (P2, P4, W7), or None when its
-    committed turns will be learned from."""
-    with store.read() as conn:
-        return _why_not(info, _config(store, conn, info), host)
-
-
-def _why_not(info: ConversationInfo, config: AgentConfig | None, host: HostPolicy) -> str | None:
-    """Why learning leaves a conversation alone (P4, W7), or None when it may learn there."""
-    if not host.learning:
-        return "the host has turned learning off"
-    if info.incognito:
-        return "the conversation is incognito"  # W7
-    if config is None:
-        who = f"its agent {info.agent!r} is not configured" if info.agent else "it has no agent"
-        return (
-            f"{who}, so learning is off (the default); an agent's configuration turns it on "
-            "('engram agents set NAME --config FILE.json', memory.learning.mode)"
-        )
-    if config.learning.mode is LearningMode.OFF:
-        return f"learning is off for agent {config.name!r}"
-    if not config.learns_on(info.surface):
-        return f"agent {config.name!r} does not learn on {info.surface.value} conversations"
-    return None
-
-
 def _conversations(
     conn: Any, person: PersonId, conversation: ConversationId | None
 ) -> list[ConversationInfo]:
@@ -157,6 +121,14 @@ def _conversations(
         return conversation_log.for_person(conn, person)
     one = conversation_log.get(conn, conversation)
     return [one] if one is not None and person in one.participants else []
+
+
+def learnable(conn: Any, conversation: ConversationId, person: PersonId) -> list[LogEntry]:
+    """The committed turns of complete exchanges (a reply committed, or the host marked
+    the exchange complete) that extraction has not handled yet for `person` (P4, W2)."""
+    return learnable_turns(
+        conversation_log.unprocessed_exchange_entries(conn, conversation, person)
+    )
 
 
 def pending(
@@ -172,11 +144,11 @@ def pending(
     work: list[_Work] = []
     with store.read() as conn:
         for info in _conversations(conn, person, conversation):
-            config = _config(store, conn, info)
-            if config is None or _why_not(info, config, host) is not None:
+            config = config_of(store, conn, info)
+            if config is None or why_not(info, config, host) is not None:
                 continue  # P4, W7: off, incognito, or a surface the agent does not learn on
-            # P4: only committed turns (not failed, cancelled or awaiting the user); W2: once
-            turns = conversation_log.unprocessed_turns(conn, info.id, person)
+            # P4: only committed turns of complete exchanges; W2: once
+            turns = learnable(conn, info.id, person)
             if turns:
                 work.append(_Work(info, config, turns))
     return work
@@ -192,13 +164,28 @@ def left_alone(
     with store.read() as conn:
         for person in people.all_ids(conn) if persons is None else persons:
             for info in conversation_log.for_person(conn, person):
-                reason = _why_not(info, _config(store, conn, info), host)
+                entries = conversation_log.unprocessed_exchange_entries(conn, info.id, person)
+                reason = why_not(info, config_of(store, conn, info), host)
                 if reason is None:
-                    continue
-                turns = conversation_log.unprocessed_turns(conn, info.id, person)
-                if turns:
+                    reason, entries = _waiting_for_reply(info, entries)
+                turns = [e for e in entries if e.kind in _TURN_KINDS and e.status == _COMMITTED]
+                if reason is not None and turns:
                     found.append(LeftAlone(person, info.id, len(turns), reason))
     return found
+
+
+def _waiting_for_reply(
+    info: ConversationInfo, entries: list[LogEntry]
+) -> tuple[str | None, list[LogEntry]]:
+    """P4: the latest exchange's turns, when it still waits for its reply, and why."""
+    found = exchanges(entries)
+    if not found or not waiting(found[-1]):
+        return None, []
+    reason = (
+        "its latest exchange waits for the assistant's reply; a host that logs no replies "
+        f"marks it complete ('engram conversation complete {info.id}')"
+    )
+    return reason, found[-1]
 
 
 def learn_person(
@@ -225,6 +212,14 @@ def learn_person(
                     break  # later turns of this conversation wait for the earlier ones
             if progress:
                 progress(done, len(works))
+    return reports
+
+
+def learn_now(store: Store, person: PersonId, extractor: Extractor) -> list[PassReport]:
+    """`learn` for one person, as a face asks for it: the pending passes, then a digest
+    line for each of their conversations that has none yet, quiet or not (M4)."""
+    reports = learn_person(store, person, extractor)
+    digests.write_digests(store, person, extractor, quiet_after=None)
     return reports
 
 
@@ -258,7 +253,7 @@ def _run(
     for _attempt in range(_ATTEMPTS):
         request, shown = _request(store, person, info.id, turns, work.config)
         proposals = extractor.extract(request) if request.turns else []
-        verdicts = admit(request, proposals)
+        verdicts = admit(request, proposals, sensitive_category)
         report.dropped = [
             {"turn": p.turn, "kind": p.kind.value, "reason": reason}
             for p, reason in verdicts.dropped
@@ -347,7 +342,7 @@ def _events(
     events: list[NewEvent] = []
     for proposal in proposals:
         cause = Cause(conversation, proposal.turn)
-        if automatic and policy_safe(proposal, config.learning.kinds):
+        if automatic and policy_safe(proposal, config.learning.kinds, config.learning.auto_apply):
             events += _note_events(report, proposal, cause, replaced)
         else:
             candidate, event = suggestion(
@@ -357,6 +352,8 @@ def _events(
                 cause,
                 sensitive=proposal.sensitive,
                 ambiguous=proposal.ambiguous,
+                category=proposal.category,
+                reason=proposal.reason,
                 restates=proposal.restates,
                 contradicts=proposal.contradicts,
             )
@@ -416,8 +413,20 @@ class LearningWorker:
     a pass cut short wrote nothing and its turns are still pending for the next run.
     """
 
-    def __init__(self, store: Store, extractor: Extractor, host: HostPolicy = HostPolicy()):
+    def __init__(
+        self,
+        store: Store,
+        extractor: Extractor,
+        host: HostPolicy = HostPolicy(),
+        quiet_after: timedelta = digests.QUIET_AFTER,
+        poll_seconds: float = DIGEST_POLL_SECONDS,
+    ):
         self.store, self.extractor, self.host = store, extractor, host
+        self.quiet_after, self.poll_seconds = quiet_after, poll_seconds
+        # M4: conversations this worker learned from that have no digest line yet; each
+        # gets one once it has been quiet for `quiet_after` (checked every poll).
+        self._awaiting_digest: set[tuple[PersonId, ConversationId]] = set()
+        self.digest_reports: deque[digests.DigestReport] = deque(maxlen=REPORTS_KEPT)
         self._queue: queue.Queue[tuple[PersonId, ConversationId | None] | None] = queue.Queue()
         self._queued: set[tuple[PersonId, ConversationId | None]] = set()
         self._guard = threading.Lock()
@@ -465,7 +474,11 @@ class LearningWorker:
 
     def _loop(self) -> None:
         while True:
-            job = self._queue.get()
+            try:
+                job = self._queue.get(timeout=self.poll_seconds)
+            except queue.Empty:
+                self._digest_quiet()
+                continue
             try:
                 if job is None:
                     return
@@ -477,7 +490,33 @@ class LearningWorker:
                 self.reports.extend(
                     learn_person(self.store, person, self.extractor, self.host, conversation)
                 )
+                if conversation is not None:
+                    self._awaiting_digest.add((person, conversation))
             except Exception:  # a failed pass must not stop learning for everyone else
                 log.exception("learning failed; its turns stay pending")
             finally:
                 self._queue.task_done()
+
+    def _digest_quiet(self) -> None:
+        """M4: a digest line for each conversation learned from that has gone quiet."""
+        for person, conversation in sorted(self._awaiting_digest):
+            try:
+                written = digests.write_digests(
+                    self.store, person, self.extractor, self.host, self.quiet_after, conversation
+                )
+            except Exception:  # the next poll tries again; learning goes on meanwhile
+                log.exception("the digest line for %s could not be written", conversation)
+                continue
+            self.digest_reports.extend(written)
+            if any(r.written or r.skipped for r in written) or not self._still_due(
+                person, conversation
+            ):
+                self._awaiting_digest.discard((person, conversation))
+
+    def _still_due(self, person: PersonId, conversation: ConversationId) -> bool:
+        """Whether the conversation may still get a line (not digested, still learnable)."""
+        with self.store.read() as conn:
+            if conversation in projection_state.digested_conversations(conn, person):
+                return False
+            info = conversation_log.get(conn, conversation)
+            return info is not None and learning_allowed(self.store, conn, info, self.host)

@@ -16,13 +16,14 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, field_validator
 
-from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
+from engram.engine.extraction import MAX_PROPOSAL_CHARS
 from engram.model.errors import InvalidInput
 from engram.model.events import NewEvent
 from engram.model.ids import CandidateId, PersonId
 from engram.model.scope import Kind, Scope
 from engram.model.wire import StrictModel, describe, without_bom
 from engram.runtime.note_writes import NoteDraft, suggestion
+from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.store import journal
 from engram.store.store import Store
 
@@ -110,13 +111,15 @@ def import_legacy(
     for statement in found:
         text = statement.statement
         kind = guess_kind(text)
+        detected = sensitive_category(text)  # P5
         # nobody said it in a conversation: marked ambiguous, so a person always decides
         candidate, event = suggestion(
             NoteDraft(text, kind, Scope.DIRECT, confidence_bp=5_000),
             actor,
             ACTOR,
             None,
-            sensitive=is_sensitive(text),
+            sensitive=detected is not None,
+            category=detected.value if detected else None,
             ambiguous=True,
         )
         events.append(event)

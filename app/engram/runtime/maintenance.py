@@ -17,7 +17,7 @@ from engram.model.clock import from_micros, to_micros
 from engram.model.events import EventType, NewEvent
 from engram.model.ids import PersonId
 from engram.model.progress import Progress
-from engram.runtime.extraction import person_lock
+from engram.runtime.learning_policy import person_lock
 from engram.store import journal, people, projection_memory, projection_state, store_time
 from engram.store.store import Store
 

@@ -19,8 +19,9 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from engram.engine.assembly import TextNote
-from engram.engine.extraction import MAX_PROPOSAL_CHARS, is_sensitive
+from engram.engine.extraction import MAX_PROPOSAL_CHARS
 from engram.engine.history_search import clamp
+from engram.engine.merge import expired
 from engram.engine.recall import RecallResult
 from engram.engine.scope import eligible_scopes
 from engram.engine.words import terms
@@ -34,6 +35,7 @@ from engram.runtime.agents import agent_config
 from engram.runtime.context import (
     Attribution,
     audience_for_turn,
+    journal_now,
     recall_turn,
     record_use,
 )
@@ -45,6 +47,7 @@ from engram.runtime.note_writes import (
     writable_conversation,
 )
 from engram.runtime.search_pool import search_pool
+from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.runtime.tool_calls import (
     LIMIT_SCHEMA,
     ToolSpec,
@@ -254,12 +257,14 @@ def propose(
     if not cleaned or len(cleaned) > MAX_PROPOSAL_CHARS:
         raise InvalidInput(f"The text must hold 1 to {MAX_PROPOSAL_CHARS} characters.")
     cause = Cause(attribution.conversation, attribution.turn)
+    detected = sensitive_category(cleaned)  # P5
     candidate, event = suggestion(
         NoteDraft(cleaned, kind, Scope.UNSPECIFIED),
         actor,
         actor,
         cause,
-        sensitive=is_sensitive(cleaned),
+        sensitive=detected is not None,
+        category=detected.value if detected else None,
         ambiguous=False,
         contradicts=replaces,
     )
@@ -296,6 +301,8 @@ def _visible(store: Store, attribution: Attribution, item_id: str) -> Note:
     scopes = eligible_scopes(audience_for_turn(store, attribution))
     with store.read() as conn:
         note = projection_notes.eligible_note(conn, attribution.person, scopes, NoteId(item_id))
+        if note is not None and expired(note, journal_now(store, conn, attribution.person)):
+            note = None  # M3: past its four hours, whether or not maintain has run
     if note is None:
         raise NotFound(f"There is no item {item_id!r} here.")
     return note

@@ -101,6 +101,8 @@ def suggestion(
     *,
     sensitive: bool,
     ambiguous: bool,
+    category: str | None = None,
+    reason: str | None = None,
     restates: NoteId | None = None,
     contradicts: NoteId | None = None,
     as_note: NoteId | None = None,
@@ -135,10 +137,16 @@ def suggestion(
     origin = cause.conversation if cause else None
     # ensure_ascii=False: the store's seam must see the text itself, not \u escapes that
     # would smuggle a lone surrogate past its Unicode check (issue 9, item 10)
-    sealed = json.dumps(
-        {"text": check_text(draft.text), "sensitive": sensitive, "ambiguous": ambiguous},
-        ensure_ascii=False,
-    )
+    flags: dict[str, Any] = {
+        "text": check_text(draft.text),
+        "sensitive": sensitive or category is not None,
+        "ambiguous": ambiguous,
+    }
+    if category is not None:  # sealed too: the category itself says what it is about
+        flags["category"] = category
+    if reason:
+        flags["reason"] = reason[:300]
+    sealed = json.dumps(flags, ensure_ascii=False)
     return candidate, NewEvent(E.CANDIDATE_SUGGESTED, actor, body, cause, sealed, origin)
 
 
@@ -149,6 +157,8 @@ class Suggested:
     text: str | None
     sensitive: bool = False
     ambiguous: bool = False
+    category: str | None = None  # the sensitive category (P5), when one was named
+    reason: str | None = None
 
 
 def read_suggestion(payload: str | None) -> Suggested:
@@ -156,7 +166,13 @@ def read_suggestion(payload: str | None) -> Suggested:
     if payload is None:
         return Suggested(None)
     data = json.loads(payload)
-    return Suggested(str(data["text"]), bool(data["sensitive"]), bool(data["ambiguous"]))
+    return Suggested(
+        str(data["text"]),
+        bool(data["sensitive"]),
+        bool(data["ambiguous"]),
+        data.get("category"),
+        data.get("reason"),
+    )
 
 
 def draft_of_suggestion(body: Mapping[str, Any], text: str) -> NoteDraft:
@@ -244,18 +260,24 @@ def add_digest_line(
     scope: Scope = Scope.UNSPECIFIED,
 ) -> None:
     """A recent-conversation digest line; private unless said otherwise, like any note (S2)."""
-    cause = Cause(conversation)
     with store.write() as txn:
         writable_conversation(txn, person, conversation)
-        event = NewEvent(
-            E.DIGEST_LINE_ADDED,
-            actor,
-            {"conversation": conversation, "scope": scope.value},
-            cause,
-            check_text(text),
-            conversation,
-        )
-        journal.append(store, txn, person, [event])
+        journal.append(store, txn, person, [digest_event(conversation, text, actor, scope)])
+
+
+def digest_event(
+    conversation: ConversationId, text: str, actor: str, scope: Scope = Scope.UNSPECIFIED
+) -> NewEvent:
+    """The journal event holding one conversation's digest line (M4), sealed under the
+    conversation's key too, so deleting the conversation takes the line with it (C4)."""
+    return NewEvent(
+        E.DIGEST_LINE_ADDED,
+        actor,
+        {"conversation": conversation, "scope": scope.value},
+        Cause(conversation),
+        check_text(text),
+        conversation,
+    )
 
 
 def retire(store: Store, person: PersonId, note: NoteId, actor: str = "maintenance") -> None:

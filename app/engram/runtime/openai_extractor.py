@@ -16,15 +16,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engram.engine.digest import DigestRequest, tidy_line
 from engram.engine.extraction import ExtractionRequest, Proposal
 from engram.model.errors import EngramError
 from engram.model.ids import NoteId, TurnId
 from engram.model.scope import Durability, Kind
+from engram.model.sensitivity import LABELS, SensitiveCategory, parse_category
 
 log = logging.getLogger(__name__)
 MAX_ANSWER_BYTES = 256 * 1024
 
-SYSTEM_PROMPT = """You extract durable notes about one person from a conversation.
+# P5: the categories the model is asked to name, id and meaning.
+CATEGORY_LIST = "; ".join(f"{c.value} ({LABELS[c]})" for c in SensitiveCategory)
+
+SYSTEM_PROMPT = (
+    """You extract durable notes about one person from a conversation.
 Only the turns marked "by_subject": true are that person's own words; never record what
 anyone else, including the assistant, claims about them. Propose a note only for something
 the person clearly stated about themself. Kinds: fact, preference, open_thread, style.
@@ -34,10 +40,23 @@ Answer with one JSON object and nothing else:
 {"notes": [{"kind": "fact", "text": "Lives in Porto.", "turn": "<turn id>",
   "durability": "lasting" | "transient", "confidence_bp": 0-10000,
   "restates": "<note id>" | null, "contradicts": "<note id>" | null,
-  "sensitive": true | false, "ambiguous": true | false}]}
-Write each note's text in the third person, short, ending with a period. Mark health,
-beliefs, money, credentials and similar topics as sensitive, and hedged statements as
+  "sensitive": true | false, "category": "<category>" | null, "reason": "<why>" | null,
+  "ambiguous": true | false}]}
+Write each note's text in the third person, short, ending with a period. A note is
+sensitive when it touches one of these categories; then give its category and, in a few
+words, the reason: """
+    + CATEGORY_LIST
+    + """. Mark hedged statements as
 ambiguous. If there is nothing to keep, answer {"notes": []}."""
+)
+
+
+DIGEST_PROMPT = """You write one line for a digest of recent conversations with one person.
+Only the turns marked "by_subject": true are that person's own words. In at most 20 words,
+say what the conversation was about, from what the person said (not what the assistant
+claimed), without health, beliefs, money, credentials, addresses or anything about a
+child. Answer with one JSON object and nothing else: {"line": "Planned a trip to Porto."}
+or {"line": null} if there is nothing worth a line."""
 
 
 class ExtractorFailed(EngramError):
@@ -83,6 +102,33 @@ class OpenAIExtractor:
             except (KeyError, TypeError, ValueError) as error:
                 log.warning("the extractor proposed a malformed note (%s); it was skipped", error)
         return proposals
+
+    def digest_line(self, request: DigestRequest) -> str | None:
+        """M4: the model's one line for a conversation (None when it offers none)."""
+        turns = [
+            {"role": t.role, "by_subject": t.by_subject, "text": t.text} for t in request.turns
+        ]
+        answer = self._post(
+            {
+                "model": self.model,
+                "temperature": 0,
+                "response_format": {"type": "json_object"},
+                "messages": [
+                    {"role": "system", "content": DIGEST_PROMPT},
+                    {"role": "user", "content": json.dumps({"turns": turns})},
+                ],
+            }
+        )
+        try:
+            line = json.loads(answer["choices"][0]["message"]["content"])["line"]
+            if line is not None and not isinstance(line, str):
+                raise TypeError("'line' is not text")
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise ExtractorFailed(
+                f"The extractor at {self.base_url} answered the digest in an unexpected "
+                f"shape ({error}); no digest line was written."
+            ) from None
+        return tidy_line(line)
 
     def _post(self, payload: dict[str, Any]) -> Any:
         headers = {"Content-Type": "application/json"}
@@ -133,6 +179,8 @@ def _proposal(item: Any) -> Proposal:
     if not isinstance(item, dict):
         raise TypeError("a note is not an object")
     confidence = item.get("confidence_bp", 6_000)
+    category = parse_category(item.get("category"))
+    flagged = bool(item.get("sensitive", False)) or category is not None
     if not isinstance(confidence, int) or isinstance(confidence, bool):
         raise TypeError("confidence_bp is not a whole number")
     return Proposal(
@@ -143,6 +191,8 @@ def _proposal(item: Any) -> Proposal:
         confidence_bp=confidence,
         restates=NoteId(str(item["restates"])) if item.get("restates") else None,
         contradicts=NoteId(str(item["contradicts"])) if item.get("contradicts") else None,
-        sensitive=bool(item.get("sensitive", False)),
+        sensitive=flagged,
         ambiguous=bool(item.get("ambiguous", False)),
+        category=category.value if category else None,
+        reason=str(item["reason"])[:300] if flagged and item.get("reason") else None,
     )

@@ -1,8 +1,8 @@
 """The language history search stems in (H1): the one the profile's language note names.
 
-The profile document (M1) records the note that gives a person's language; its text ("Wants
-replies in French.") names a language, mapped to a Snowball stemmer by engine.words. The
-note is read through the scope filter for the conversation's audience, as any
+The person's language note (the one the profile document, M1, would pick) has a text
+("Wants replies in French.") that names a language, mapped to a Snowball stemmer by
+engine.words. The note is read through the scope filter for the conversation's audience, as any
 prompt-facing read is (S1, S2): a private language note does not steer search in a
 conversation others read. A conversation's language is known when its participants'
 notes name one language between them; otherwise English.
@@ -13,27 +13,40 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from engram.engine.merge import expired
 from engram.engine.scope import eligible_scopes
 from engram.engine.words import DEFAULT_LANGUAGE, language_named
 from engram.model.conversation import ConversationInfo
-from engram.model.ids import NoteId, PersonId
-from engram.model.scope import Audience, Scope
+from engram.model.ids import PersonId
+from engram.model.scope import Audience, Kind, Scope
+from engram.runtime.context import journal_now
 from engram.runtime.conversations import audience_of
 from engram.store import journal, projection_notes, projection_state
 from engram.store.store import Store
+
+# Style notes looked at for the language one: the profile's pick is the best-ranked, and a
+# person has few style notes, so this many always reaches it.
+LANGUAGE_CANDIDATES = 64
 
 
 def person_language(
     store: Store, conn: Any, person: PersonId, scopes: Iterable[Scope]
 ) -> str | None:
-    """The Snowball language of the person's profile language note, if the note is among
-    `scopes` and names one; None otherwise."""
-    seq = projection_state.profile_seq(conn, person)
-    event = journal.event_at(conn, person, seq) if seq is not None else None
-    note_id = event.body.get("language") if event is not None else None
-    if not note_id:
-        return None
-    note = projection_notes.eligible_note(conn, person, scopes, NoteId(str(note_id)))
+    """The Snowball language of the person's language note, if one among `scopes` names
+    one; None otherwise.
+
+    The note is the one the profile would pick (M1: the best-ranked active style note on
+    language), found at read time rather than in the last rebuilt profile, so a new
+    language note changes stemming at once, not after `maintain`; a transient one past
+    its four hours no longer counts (M3)."""
+    styles = projection_notes.eligible_ranked(
+        conn, person, scopes, LANGUAGE_CANDIDATES, frozenset({Kind.STYLE})
+    )
+    now = journal_now(store, conn, person)
+    note = next(
+        (n for n in styles if n.topic == "language" and not expired(n, now)),
+        None,
+    )
     if note is None:
         return None
     return language_named(journal.texts(store, conn, person, [note.text_seq])[note.text_seq])

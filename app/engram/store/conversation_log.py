@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, and_, bindparam, func, insert, or_, select
 
 from engram.model.clock import from_micros, to_micros
-from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface, TurnStatus
+from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface
 from engram.model.errors import damaged
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
 from engram.store import chain, crypto, pseudonyms, schema, store_time
@@ -21,6 +21,8 @@ from engram.store.store import Store, WriteTxn
 
 L = schema.conversation_log
 LP = schema.log_payloads
+# What decides exchanges, the unit of learning (engine.exchanges, P4).
+_EXCHANGE_ENTRIES = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.EXCHANGE_END)
 CV = schema.conversations
 CP = schema.conversation_participants
 
@@ -305,24 +307,21 @@ def entries(
     return [_entry(row) for row in conn.execute(query)]
 
 
-def unprocessed_turns(
-    conn: Connection, conversation: ConversationId, person: PersonId
+def unprocessed_exchange_entries(
+    conn: Connection, conversation: ConversationId, person: PersonId | None
 ) -> list[LogEntry]:
-    """Committed user and assistant turns extraction has not handled yet for `person`
-    (W2, P4), in order — the database skips the handled ones."""
-    P = schema.processed_turns
-    done = select(P.c.turn).where(P.c.person == person, P.c.conversation == conversation)
-    rows = conn.execute(
-        select(L)
-        .where(
-            L.c.conversation == conversation,
-            L.c.entry.in_([EntryKind.USER.value, EntryKind.ASSISTANT.value]),
-            L.c.status == TurnStatus.COMMITTED.value,
-            L.c.ref.not_in(done),
-        )
-        .order_by(L.c.seq)
+    """The user, assistant and exchange-end entries (every status) extraction has not
+    handled yet for `person` (all of them when None), in order — the database skips the
+    handled turns; which of these may teach is the engine's rule (engine.exchanges, P4)."""
+    query = select(L).where(
+        L.c.conversation == conversation,
+        L.c.entry.in_([k.value for k in _EXCHANGE_ENTRIES]),
     )
-    return [_entry(row) for row in rows]
+    if person is not None:
+        P = schema.processed_turns
+        done = select(P.c.turn).where(P.c.person == person, P.c.conversation == conversation)
+        query = query.where(L.c.ref.is_(None) | L.c.ref.not_in(done))
+    return [_entry(row) for row in conn.execute(query.order_by(L.c.seq))]
 
 
 def entry_by_ref(conn: Connection, conversation: ConversationId, ref: str) -> LogEntry | None:

@@ -32,6 +32,15 @@ def recent_digest(
     return [_digest_line(r) for r in rows]
 
 
+def digested_conversations(conn: Connection, person: PersonId) -> set[ConversationId]:
+    """The conversations that already have a digest line for this person (M4: one each)."""
+    D = schema.digest_lines
+    rows = conn.execute(
+        select(D.c.conversation).where(D.c.person == person, D.c.conversation.is_not(None))
+    )
+    return {ConversationId(str(c)) for c in rows.scalars()}
+
+
 def digest_after(
     conn: Connection, person: PersonId, after_seq: int, limit: int
 ) -> list[DigestLine]:

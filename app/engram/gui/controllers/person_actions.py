@@ -60,7 +60,7 @@ class PersonActionsController(QObject):
         if session is None or not self.hub.writable():
             return
         self.hub.act(
-            lambda: extraction.learn_person(session.store, session.person, RuleExtractor()),
+            lambda: extraction.learn_now(session.store, session.person, RuleExtractor()),
             _learned,
         )
 

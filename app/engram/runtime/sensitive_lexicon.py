@@ -1,0 +1,62 @@
+"""The sensitive-topic detector's data (P5): resources/sensitive/categories.json, loaded
+once, and the one function every write path asks: which sensitive category a text touches.
+
+Three ways Engram runs, three places the file may be (as for the inspector's resources):
+a PyInstaller bundle's `resources`, the source tree's `resources/` beside `app/`, or an
+installed wheel's PREFIX/share/engram-inspector. A missing or broken file is an error, not
+an empty lexicon: a detector that silently knows nothing would let sensitive facts through.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import engram
+from engram.engine.sensitivity import Lexicon
+from engram.model.errors import EngramError
+from engram.model.sensitivity import SensitiveCategory
+
+_FILE = Path("sensitive") / "categories.json"
+
+
+class LexiconMissing(EngramError):
+    """The installation lacks the sensitive-topic data."""
+
+
+def _places() -> list[Path]:
+    package = Path(engram.__file__).resolve().parent
+    places = []
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle is not None:
+        places.append(Path(bundle) / "resources" / _FILE)
+    places.append(package.parent.parent / "resources" / _FILE)
+    if len(package.parents) > 3:  # PREFIX/lib/pythonX.Y/site-packages/engram -> PREFIX/share
+        places.append(package.parents[3] / "share" / "engram-inspector" / _FILE)
+    return places
+
+
+@functools.cache
+def lexicon() -> Lexicon:
+    """The shipped lexicon (read once per process)."""
+    places = _places()
+    for place in places:
+        if place.is_file():
+            try:
+                return Lexicon.from_data(json.loads(place.read_text(encoding="utf-8")))
+            except (ValueError, KeyError, TypeError) as error:
+                raise LexiconMissing(
+                    f"Engram's sensitive-topic data at {place} is damaged ({error}); "
+                    "reinstall Engram."
+                ) from None
+    looked = ", ".join(str(p) for p in places)
+    raise LexiconMissing(
+        f"Engram's sensitive-topic data is missing (looked in {looked}); reinstall Engram."
+    )
+
+
+def sensitive_category(text: str) -> SensitiveCategory | None:
+    """The sensitive category a text touches by the shipped lexicon, or None (P5)."""
+    return lexicon().category(text)
