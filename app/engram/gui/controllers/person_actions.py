@@ -59,6 +59,7 @@ class PersonActionsController(QObject):
         self.hub.act(
             lambda: extraction.learn_person(session.store, session.person, RuleExtractor()),
             _learned,
+            job=f"Learning from {session.person}'s turns",
         )
 
     def export_person(self) -> None:
@@ -97,10 +98,16 @@ class PersonActionsController(QObject):
             self.hub.fail(message)
 
         self.hub.status(f"Exporting {person}'s data…", 60_000)
+        def cancelled() -> None:
+            self._export_task = None
+            self.hub.status(f"Export of {person}'s data cancelled; nothing was written.")
+
         task = self.hub.run(
             lambda ctx: forensics.write_export(session, path, ctx.progress, ctx.cancelled),
             done,
             failed,
+            job=f"Exporting {person}'s data",
+            on_cancel=cancelled,
         )
         task.progressed.connect(
             lambda done_, total: self.hub.status(
@@ -153,6 +160,8 @@ class PersonActionsController(QObject):
             ),
             done,
             failed,
+            job=f"Writing {person}'s access report",
+            on_cancel=self._report_cancelled,
         )
         task.progressed.connect(
             lambda done_, total: self.hub.status(
@@ -165,13 +174,17 @@ class PersonActionsController(QObject):
     def _stop_export(self) -> None:
         """A lock or another person: an export being written stops and writes nothing."""
         if self._export_task is not None:
-            self._export_task.context.cancel()
+            self.hub.tasks.cancel(self._export_task)
             self._export_task = None
+
+    def _report_cancelled(self) -> None:
+        self._report_task = None
+        self.hub.status("The access report was cancelled; nothing was written.")
 
     def _stop_report(self) -> None:
         """A lock or another person: a report being written stops and writes nothing."""
         if self._report_task is not None:
-            self._report_task.context.cancel()
+            self.hub.tasks.cancel(self._report_task)
             self._report_task = None
 
     def erase_person(self) -> None:

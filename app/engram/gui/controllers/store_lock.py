@@ -279,8 +279,12 @@ class StoreLockController(QObject):
         self.idle.disarm()
         self.release_hook.watch(None)
         store = hub.store
+        # Jobs stop at their next check and deliver nothing; no lock waits for them (a
+        # verify of a big store would hold the window). What they still read fails once
+        # the store is closed below, and is thrown away.
+        hub.tasks.drop_jobs()
         hub.set_store(None)  # every panel cancels its long work and forgets what it showed
-        hub.tasks.wait()
+        hub.tasks.wait_interactive()  # short loads: the store closes under none of them
         if store is not None:
             store.close()
         w = self.w
