@@ -78,7 +78,19 @@ class WriteTxn:
 class Store(DataKeys):
     """An open, unlocked store. Everything that reads or writes goes through one of these.
 
-    Its data-key methods (data_key, text_key, destroy_key, ...) are in data_keys.py."""
+    Its data-key methods (data_key, text_key, destroy_key, ...) are in data_keys.py.
+
+    One Store serves several threads at once (the HTTP face, the learning worker, the
+    inspector's interactive lane and jobs lane): there is no shared session or connection.
+    Each `read()` and `write()` checks out a connection of its own from the engine's pool
+    (SQLAlchemy's QueuePool; for SQLite, WAL lets readers go on beside the one writer, and
+    writers queue at BEGIN IMMEDIATE for up to the busy timeout, without the GIL); what a
+    write collects on the way (fresh keys, touched rows, the checkpoint lock's depth) is
+    per thread; the key cache is changed only by single dict operations (atomic under the
+    GIL) and copied before it is walked; the other shared caches have locks of their own
+    (plaintext caches, ledger view, the clock below). So no lock spans both lanes: a long
+    read never holds a short one back.
+    """
 
     def __init__(
         self,
@@ -117,6 +129,7 @@ class Store(DataKeys):
         )
         self.anchors = Anchors(self.checkpoint.path, info.id, keyring)
         self._last_micros = 0
+        self._clock_lock = threading.Lock()  # now_micros is read-modify-write, on any thread
         # Journals this store met the clock behind (store_time.py): the faces warn.
         self.clock_behind: dict[str, ClockBehind] = {}
         # Plaintext-derived data the layers above keep for speed (decrypted logs, search
@@ -351,8 +364,9 @@ class Store(DataKeys):
 
     def now_micros(self) -> int:
         """The clock's time, never earlier than the last time this store handed out."""
-        micros = max(to_micros(self.clock.now()), self._last_micros)
-        self._last_micros = micros
+        with self._clock_lock:
+            micros = max(to_micros(self.clock.now()), self._last_micros)
+            self._last_micros = micros
         return micros
 
     def now(self) -> datetime:
