@@ -189,10 +189,11 @@ def test_issue17_item8_no_full_collection_while_a_job_builds_a_big_working_set(
 ) -> None:
     """A full (gen-2) collection stops every thread, the UI's included, for as long as it
     walks every object; a job holding a big working set (verify over 100k entries) set one
-    off every few hundred milliseconds, each over a second long. While a job runs only the
-    young generations are collected; afterwards the thresholds are back."""
-    unlock(qtbot, inspector, demo_path)
+    off every few hundred milliseconds, each over a second long. While a store is open and
+    while a job runs only the young generations are collected; the lock collects and
+    brings the thresholds back."""
     before = gc.get_threshold()
+    unlock(qtbot, inspector, demo_path)
     full: list[int] = []
 
     def record(phase: str, info: dict[str, int]) -> None:
@@ -208,7 +209,14 @@ def test_issue17_item8_no_full_collection_while_a_job_builds_a_big_working_set(
         with qtbot.waitSignal(inspector.controller.tasks.job_ended, timeout=20_000):
             inspector.controller.tasks.start_job("Building", builds)
             assert gc.get_threshold()[2] == FULL_COLLECTIONS_NEVER
+        assert gc.get_threshold()[2] == FULL_COLLECTIONS_NEVER  # the session still holds
+        built: list[int] = []
+        inspector.controller.tasks.run(builds, built.append)  # interactive work: the same
+        qtbot.waitUntil(lambda: bool(built), timeout=20_000)
+        assert full == []
+        with qtbot.waitSignal(inspector.controller.locked):
+            inspector.window.lock_action.trigger()
+        assert full == [1]  # the lock's own, while the unlock page shows
     finally:
         gc.callbacks.remove(record)
-    assert full == []
     assert gc.get_threshold() == before

@@ -86,13 +86,20 @@ class Task(QObject):
         try:
             result = self.fn(self.context)
         except EngramError as error:
-            self._failed.emit(str(error))
+            self._tell("_failed", str(error))
         except Exception as error:  # a bug: keep the window alive, say so plainly
             if not self.dropped:  # a dropped job fails as its store closes under it
                 log.exception("background task failed")
-            self._failed.emit(f"Something went wrong ({type(error).__name__}: {error}).")
+            self._tell("_failed", f"Something went wrong ({type(error).__name__}: {error}).")
         else:
-            self._finished.emit(result)
+            self._tell("_finished", result)
+
+    def _tell(self, signal: str, value: Any) -> None:
+        try:
+            getattr(self, signal).emit(value)
+        except RuntimeError:  # the window closed while a dropped job ran: nobody to tell
+            if not self.dropped:
+                raise
 
     def drop(self) -> None:
         """Stop at the next check and never deliver: nobody waits for this any more."""
@@ -140,23 +147,27 @@ FULL_COLLECTIONS_NEVER = 1 << 30
 
 
 class CollectorHold:
-    """Keeps CPython's full (gen-2) collections out of the way while jobs run.
+    """Keeps CPython's full (gen-2) collections out of the UI thread's way.
 
     A full collection walks every tracked object while holding the GIL, so every thread,
-    the UI's included, stops for it; a job building a big working set (verify walking 100k
-    entries) set one off every few hundred milliseconds, each over a second long (issue 17
-    item 8). While any job runs, only the young generations are collected (they are small
-    whatever the store's size); what the store holds for the session is frozen when it
-    opens (store_lock), and when the last job ends the usual thresholds return, by then
-    over a working set the job no longer holds.
+    the UI's included, stops for it: a job with a big working set (verify walking 100k
+    entries) set one off every few hundred milliseconds, each over a second long, and a
+    time-travel listing of 100k notes made each later one 200 ms long (issue 17 item 8).
+    While held, only the young generations are collected (they are small whatever the
+    store's size, and free the short-lived cycles); what survives them waits for the full
+    collection made when the last holder lets go. The runner holds it while any job runs;
+    the store lock holds it while a store is open (`for_session`), and collects on lock,
+    when nobody is scrolling (tests/perf/bench_inspector.py --collector compares).
     """
+
+    for_session = True
 
     def __init__(self) -> None:
         self._holders = 0
         self._saved: tuple[int, int, int] | None = None
 
     def hold(self) -> None:
-        """One more job runs."""
+        """One more holder (a job, or an open store)."""
         self._holders += 1
         if self._holders == 1:
             self._saved = gc.get_threshold()
@@ -164,11 +175,22 @@ class CollectorHold:
             gc.set_threshold(young, middle, FULL_COLLECTIONS_NEVER)
 
     def release(self) -> None:
-        """One job fewer."""
+        """One holder fewer; the last one brings the usual thresholds back."""
         self._holders -= 1
         if self._holders == 0 and self._saved is not None:
             gc.set_threshold(*self._saved)
             self._saved = None
+
+    def hold_session(self) -> None:
+        """A store opened: hold until it locks (unless `for_session` is off)."""
+        if self.for_session:
+            self.hold()
+
+    def release_session(self) -> None:
+        """The store locked: let go, and collect now, while the unlock page shows."""
+        if self.for_session:
+            self.release()
+            gc.collect()
 
 
 class TaskRunner(QObject):

@@ -262,10 +262,11 @@ class StoreLockController(QObject):
         self.w.people.setFocus()  # never the passphrase field, hidden now
         self.idle.arm()
         self.release_hook.watch(store)
-        # What is alive now lives as long as the session: keep the collector off it, so its
-        # full passes stay short while the person scrolls.
+        # What is alive now lives as long as the session: keep the collector off it, and
+        # make no full pass until the lock (tasks.CollectorHold), so none stops the window.
         gc.collect()
         gc.freeze()
+        self.hub.tasks.collector.hold_session()
         self.hub.set_store(store)
         self.unlocked.emit()
         if opened.title:
@@ -287,6 +288,7 @@ class StoreLockController(QObject):
         hub.tasks.wait_interactive()  # short loads: the store closes under none of them
         if store is not None:
             store.close()
+            hub.tasks.collector.release_session()  # what the session left is collected now
         w = self.w
         w.store_label.setText("")  # the status bar names neither the store nor the person
         w.statusBar().clearMessage()
