@@ -293,6 +293,7 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
     )
     rows = model.rowCount()
     controller.lock("done")
+    controller.tasks.wait()  # a dropped verify stops at its next check or store call
     window.close()
     window.deleteLater()
     app.processEvents()

@@ -129,6 +129,7 @@ class Store(DataKeys):
         )
         self.anchors = Anchors(self.checkpoint.path, info.id, keyring)
         self._last_micros = 0
+        self.closed = False
         self._clock_lock = threading.Lock()  # now_micros is read-modify-write, on any thread
         # Journals this store met the clock behind (store_time.py): the faces warn.
         self.clock_behind: dict[str, ClockBehind] = {}
@@ -335,7 +336,9 @@ class Store(DataKeys):
                 self.anchors.write_keyring(written)
 
     def close(self) -> None:
-        """Drop decrypted keys and release the database."""
+        """Drop decrypted keys and release the database; what other threads still ask of
+        it fails (KeyUnavailable) instead of opening a new connection."""
+        self.closed = True
         self._keys.clear()
         self.plaintext_caches.clear()
         self.pseudonyms.clear()
@@ -386,6 +389,7 @@ class Store(DataKeys):
     @contextlib.contextmanager
     def write(self) -> Iterator[WriteTxn]:
         """A write transaction: all of it commits or none of it does."""
+        self._still_open()
         ordered = contextlib.ExitStack()
         unlocked: OSError | None = None
         try:
@@ -433,11 +437,16 @@ class Store(DataKeys):
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
         """A read-only snapshot."""
+        self._still_open()
         try:
             with self.engine.connect() as connection:
                 yield connection
         except exc.DBAPIError as error:
             self._raise_failure(error, "read")
+
+    def _still_open(self) -> None:
+        if self.closed:  # a job the window dropped at a lock, reaching for the store again
+            raise KeyUnavailable("The store was locked; unlock it to go on.")
 
     def _raise_failure(self, error: exc.DBAPIError, doing: Doing = "write") -> NoReturn:
         mapped = self._failure(error, doing)
