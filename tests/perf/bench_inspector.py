@@ -175,9 +175,12 @@ class StackWatch:
                 for ident, frame in frames.items():
                     who = "UI" if ident == self.ui else f"thread {ident}"
                     stack = traceback.extract_stack(frame)[-6:]
-                    print(f"  [{who}] " + " < ".join(
-                        f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack)
-                    ))
+                    print(
+                        f"  [{who}] "
+                        + " < ".join(
+                            f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack)
+                        )
+                    )
 
 
 def wait(app: QApplication, done: callable, limit: float = 120.0) -> None:  # type: ignore[valid-type]
@@ -288,8 +291,7 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
         f" {sorted(beat.gaps, reverse=True)[:8]}"
     )
     print(
-        "    phase took: "
-        + ", ".join(f"{p} {beat.spent.get(p, 0) / 1000:.1f} s" for p in PHASES)
+        "    phase took: " + ", ".join(f"{p} {beat.spent.get(p, 0) / 1000:.1f} s" for p in PHASES)
     )
     rows = model.rowCount()
     controller.lock("done")

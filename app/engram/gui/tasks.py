@@ -17,8 +17,10 @@ safe to use from both lanes at once (store/store.py says how).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -135,6 +137,21 @@ class _Runnable(QRunnable):
         self.task.execute()
 
 
+class _JobRunnable(_Runnable):
+    """A job: its thread yields the processor to the UI thread (a higher nice value, on
+    systems that set it per thread), so a verify busy in SQLite does not take the core the
+    window needs to repaint when the machine is loaded."""
+
+    _niced = threading.local()
+
+    def run(self) -> None:
+        if not getattr(self._niced, "done", False):
+            self._niced.done = True
+            with contextlib.suppress(AttributeError, OSError):  # Linux only; elsewhere not
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), JOB_NICENESS)
+        super().run()
+
+
 # A worker busy in Python holds the GIL for up to the switch interval (5 ms by default)
 # each time the UI thread asks for it, and painting a table asks thousands of times. A short
 # interval keeps the window responsive while store work runs.
@@ -142,6 +159,7 @@ GIL_SWITCH_INTERVAL_S = 0.0005
 # Jobs that may run at once beside the interactive lane: a verify, a search typed meanwhile
 # and an export need not wait for one another.
 JOB_THREADS = 3
+JOB_NICENESS = 10  # the jobs lane's threads, beside the UI's 0
 # A full-collection threshold no job reaches (it counts middle-generation collections).
 FULL_COLLECTIONS_NEVER = 1 << 30
 
@@ -251,7 +269,7 @@ class TaskRunner(QObject):
         self.collector.hold()
         task.on_over = self._job_over
         self.job_started.emit(task)
-        self.job_pool.start(_Runnable(task))
+        self.job_pool.start(_JobRunnable(task))
         return task
 
     def _job_over(self, task: Task) -> None:

@@ -98,6 +98,7 @@ class PersonActionsController(QObject):
             self.hub.fail(message)
 
         self.hub.status(f"Exporting {person}'s data…", 60_000)
+
         def cancelled() -> None:
             self._export_task = None
             self.hub.status(f"Export of {person}'s data cancelled; nothing was written.")
@@ -203,12 +204,30 @@ class PersonActionsController(QObject):
             return
 
         def done(report: dict[str, Any]) -> None:
-            self.hub.set_session(None)  # nobody is on screen any more
             self.hub.status(f"{person} was erased.", 10_000)
             self.hub.changed.emit(f"{person} erased")
             self.hub.prompts.show_report(f"{person} was erased", erasure_summary(report))
 
-        self.hub.run(lambda _: erase.erase_person(session, typed), done)
+        def failed(message: str) -> None:
+            self.hub.fail(message)
+            if typed == person:  # it may have committed and then not finished: look again
+                self.hub.changed.emit(f"{person}: erasure not finished")
+
+        # Finishing (rewriting the file's pages, the scan for erased bytes) is long on a big
+        # store, so it is a job; it is a change, so it cannot be cancelled part-way. Once it
+        # will go ahead (control refuses a wrong id, and says so), nobody is on screen while
+        # it runs: nothing of theirs is read as their keys go.
+        if typed == person:
+            self.hub.set_session(None)
+            self.hub.status(f"Erasing {person}…", 60_000)
+        self.hub.run(
+            lambda ctx: erase.erase_person(session, typed, ctx.progress),
+            done,
+            failed,
+            store_wide=True,
+            job=f"Erasing {person}",
+            changes=True,
+        )
 
 
 def _learned(reports: list[extraction.PassReport]) -> str:
