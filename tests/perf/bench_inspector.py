@@ -19,6 +19,7 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python tests/perf/bench_inspector.py [-
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shutil
 import statistics
@@ -34,6 +35,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
+from engram.control import forensics
 from engram.gui.controller import InspectorController
 from engram.gui.idle_lock import IdleLock
 from engram.gui.main_window import MainWindow
@@ -59,7 +61,7 @@ PHASES = (
     "verify while scrolling",
     "access report",
 )
-VERIFY_SCROLL_S = 8.0  # how long the person scrolls while verify runs (then it is cancelled)
+VERIFY_SCROLL_S = 90.0  # how long the person scrolls while verify runs (then it is cancelled)
 REPORT_LIMIT_S = 300.0
 
 
@@ -328,6 +330,45 @@ def _report(
     return report_s
 
 
+def full_collections_during_verify(path: Path, folder: Path, held: bool) -> str:
+    """Verify the store as the window's job does, with (or without) the collector held:
+    how many full collections ran, and the longest (each stops every thread)."""
+    copy = folder / f"gc-{held}-{path.name}"
+    for end in ("", ".checkpoint"):
+        shutil.copy(path.with_name(path.name + end), copy.with_name(copy.name + end))
+    store = Store.open(str(copy), passphrase="x")
+    gc.collect()
+    gc.freeze()  # as the window does when a store opens
+    hold = CollectorHold()
+    if held:
+        hold.hold()
+    pauses: list[float] = []
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                began[0] = time.perf_counter()
+            else:
+                pauses.append((time.perf_counter() - began[0]) * 1000)
+
+    gc.callbacks.append(timed)
+    try:
+        t0 = time.perf_counter()
+        forensics.verify_store(store, lambda _d, _t: None, lambda: False)
+        took = time.perf_counter() - t0
+    finally:
+        gc.callbacks.remove(timed)
+        if held:
+            hold.release()
+        store.close()
+        gc.unfreeze()
+    return (
+        f"verify {took:.1f} s, {len(pauses)} full collections, longest "
+        f"{max(pauses, default=0):.0f} ms, {sum(pauses):.0f} ms in all"
+    )
+
+
 def rows_label(rows: int) -> str:
     return f"{rows:,} rows"
 
@@ -376,6 +417,13 @@ def main() -> int:
         for _ in range(args.rounds):  # interleaved, so machine noise hits both alike
             runs["1k"].append(measure(app, small_path, folder, 10))
             runs["big"].append(measure(app, big_path, folder, 10))
+        if args.collector == "session":
+            for held in (False, True):
+                print(
+                    f"full collections during a verify of {big:,} notes, collector "
+                    f"{'held' if held else 'not held'}: "
+                    + full_collections_during_verify(big_path, folder, held)
+                )
     small = {k: statistics.median(r[k] for r in runs["1k"]) for k in runs["1k"][0]}
     large = {k: statistics.median(r[k] for r in runs["big"]) for k in runs["big"][0]}
     worst = max(r["worst_block_ms"] for rs in runs.values() for r in rs)
