@@ -249,7 +249,7 @@ class NotesController(PanelController):
 
     def _listing_cancelled(self) -> None:
         self._notes_task = None
-        self.hub.status("The search was cancelled; the table shows the notes it showed before.")
+        self.hub.status("Cancelled: the table still shows the notes it showed before.")
 
     def _reselect(self) -> None:
         if self.selected is None:
