@@ -284,8 +284,9 @@ def wait_idle(qtbot: Any, inspector: Inspector) -> None:
 
 @contextmanager
 def long_job(inspector: Inspector) -> Iterator[threading.Event]:
-    """A job that holds the inspector's worker until the test releases it (or the block
-    ends), the way a verify on a big store does: whatever is asked meanwhile waits."""
+    """Work that holds the inspector's interactive worker until the test releases it (or
+    the block ends), as a slow load does: whatever is asked meanwhile waits. (Long jobs
+    such as verify run beside it in the jobs lane: tests/gui/test_issue17_workers.py.)"""
     started, release = threading.Event(), threading.Event()
 
     def job(_ctx: Any) -> None:

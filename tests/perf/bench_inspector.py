@@ -3,22 +3,31 @@ store, and the UI thread must never be blocked for long.
 
 Targets (issue 3): t(100k notes) / t(1k notes) <= 1.5 for the first paint of the notes
 table and for each scrolled page; the longest gap of a 10 ms heartbeat timer on the UI
-thread while the inspector is used (open a person, filter, scroll, select) stays under
-50 ms. The one-time first show of a new window (Qt laying out and painting every widget)
-is reported beside it.
+thread while the inspector is used stays under 50 ms in every phase (issue 17 item 8):
+open a person, filter, scroll, select, a typed text search, time travel, verify running
+while the person scrolls (cancelled after VERIFY_SCROLL_S if still running), and the
+access report. Every sample of every phase is printed. The one-time first show of a new
+window (Qt laying out and painting every widget) is reported beside it.
 Baseline in the same run: the same steps on a 1k-note store.
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python tests/perf/bench_inspector.py [--quick]
+     [--rounds N] [--collector session|jobs|off] (when full collections are held off, to
+     see what it saves) [--no-report] [--stores DIR] (keep the built stores for reruns)
+     BENCH_STACKS=1 prints what the UI thread and the workers run whenever it is late.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
+import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -26,9 +35,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
+from engram.control import forensics
 from engram.gui.controller import InspectorController
 from engram.gui.idle_lock import IdleLock
 from engram.gui.main_window import MainWindow
+from engram.gui.prompts import Prompts
+from engram.gui.tasks import CollectorHold
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime.note_writes import NoteDraft, note_added
@@ -39,7 +51,37 @@ PERSON = PersonId("pat")
 BATCH = 5_000
 SCOPES = list(Scope)
 KINDS = list(Kind)
-PHASES = ("open person again", "filter: all intervals", "scroll", "select notes")
+PHASES = (
+    "open person again",
+    "filter: all intervals",
+    "scroll",
+    "select notes",
+    "typed text search",
+    "time travel",
+    "verify while scrolling",
+    "access report",
+)
+VERIFY_SCROLL_S = 90.0  # how long the person scrolls while verify runs (then it is cancelled)
+REPORT_LIMIT_S = 300.0
+
+
+class BenchPrompts(Prompts):
+    """The real dialog host, answering the save dialog with a path in the bench's folder
+    and keeping what it would have shown."""
+
+    def __init__(self, parent: MainWindow, folder: Path) -> None:
+        super().__init__(parent)
+        self.folder = folder
+        self.shown: list[str] = []
+
+    def save_path(self, suggested: str, caption: str) -> str | None:
+        return str(self.folder / suggested)
+
+    def inform(self, title: str, text: str) -> None:
+        self.shown.append(title)
+
+    def error(self, message: str) -> None:
+        self.shown.append(f"error: {message}")
 
 
 def build(path: Path, notes: int) -> float:
@@ -90,6 +132,8 @@ class Heartbeat:
         self.phase = "start"
         self.gaps: list[tuple[int, str]] = []
         self.by_phase: dict[str, int] = {}
+        self.spent: dict[str, int] = {}  # ms spent in each phase
+        self.entered = self.last
 
     def tick(self) -> None:
         now = self.clock.elapsed()
@@ -102,8 +146,43 @@ class Heartbeat:
 
     def enter(self, phase: str) -> None:
         """Gaps from here on count for `phase` (a gap spanning the change counts for it)."""
+        now = self.clock.elapsed()
+        self.spent[self.phase] = self.spent.get(self.phase, 0) + now - self.entered
+        self.entered = now
         self.phase = phase
         self.by_phase.setdefault(phase, 0)
+
+
+class StackWatch:
+    """With BENCH_STACKS set: a thread that, whenever the UI thread's heartbeat is late by
+    more than 50 ms, prints what the UI thread is running (and every worker), to find what
+    blocks. It needs the GIL itself, so a block that holds it is seen as it ends."""
+
+    def __init__(self, beat: Heartbeat) -> None:
+        self.beat = beat
+        self.ui = threading.get_ident()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        if os.environ.get("BENCH_STACKS"):
+            self.thread.start()
+
+    def _watch(self) -> None:
+        seen = -1
+        while not self.stop.wait(0.02):
+            late = self.beat.clock.elapsed() - self.beat.last
+            if late > 60 and self.beat.last != seen:
+                seen = self.beat.last
+                frames = sys._current_frames()
+                print(f"--- UI thread late {late} ms in {self.beat.phase}:")
+                for ident, frame in frames.items():
+                    who = "UI" if ident == self.ui else f"thread {ident}"
+                    stack = traceback.extract_stack(frame)[-6:]
+                    print(
+                        f"  [{who}] "
+                        + " < ".join(
+                            f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack)
+                        )
+                    )
 
 
 def wait(app: QApplication, done: callable, limit: float = 120.0) -> None:  # type: ignore[valid-type]
@@ -120,8 +199,9 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
     the UI thread: open the person again, change a filter, scroll, select notes."""
     settings = QSettings(str(folder / "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow()
+    prompts = BenchPrompts(window, folder)
     controller = InspectorController(
-        window, settings=settings, idle=IdleLock(minutes=60), actor="bench"
+        window, settings=settings, idle=IdleLock(minutes=60), actor="bench", prompts=prompts
     )
     window.show()
     shown: list[bool] = []
@@ -149,6 +229,7 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
         app.processEvents()
 
     beat = Heartbeat()
+    watch = StackWatch(beat)
     beat.enter(PHASES[0])
     shown.clear()
     controller.open_person(str(PERSON))
@@ -168,12 +249,55 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
     for row in (0, model.rowCount() // 2, model.rowCount() - 1):
         window.table.selectRow(row)
         wait(app, lambda: not controller.tasks.busy)
+    beat.enter(PHASES[4])
+    for needle in ("item 4242 ", ""):  # typed (the timer waits for a pause), then cleared
+        shown.clear()
+        window.filters.search.setText(needle)
+        wait(app, lambda: bool(shown) and not controller.tasks.busy)
+    beat.enter(PHASES[5])
+    for on in (True, False):
+        shown.clear()
+        window.filters.time_travel.setChecked(on)
+        wait(app, lambda: bool(shown) and not controller.tasks.busy)
+    beat.enter(PHASES[6])
+    verified: list[bool] = []
+    controller.verified.connect(verified.append)
+    t0 = time.perf_counter()
+    window.verify_action.trigger()
+    window.tabs.setCurrentIndex(0)  # back to the notes, to scroll them
+    scrolled = 0
+    while not verified and time.perf_counter() - t0 < VERIFY_SCROLL_S:
+        scrolled += 1
+        row = (scrolled * 7919) % max(1, model.rowCount())
+        window.table.scrollTo(model.index(row, 0))
+        end = time.perf_counter() + 0.05
+        while time.perf_counter() < end:
+            app.processEvents()
+            time.sleep(0.001)
+    verify_s = time.perf_counter() - t0
+    verify_done = bool(verified)
+    controller.audit.cancel_verify()
+    wait(app, lambda: not controller.tasks.busy)
+    report_s = 0.0
+    if len(PHASES) > 7:
+        report_s = _report(app, controller, prompts, beat)
+    beat.enter("end")
+    watch.stop.set()
     worst_block = beat.worst
     beat.timer.stop()
-    if os.environ.get("BENCH_VERBOSE"):
-        print("  gaps over 50 ms:", sorted(beat.gaps, reverse=True)[:6])
+
+    print(
+        f"  {rows_label(model.rowCount())}: verify {verify_s:.1f} s"
+        f" ({'finished' if verify_done else 'cancelled after scrolling'}),"
+        f" access report {report_s:.1f} s; gaps over 50 ms:"
+        f" {sorted(beat.gaps, reverse=True)[:8]}"
+    )
+    print(
+        "    phase took: " + ", ".join(f"{p} {beat.spent.get(p, 0) / 1000:.1f} s" for p in PHASES)
+    )
     rows = model.rowCount()
     controller.lock("done")
+    controller.tasks.wait()  # a dropped verify stops at its next check or store call
     window.close()
     window.deleteLater()
     app.processEvents()
@@ -187,22 +311,119 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
     }
 
 
+def _report(
+    app: QApplication, controller: InspectorController, prompts: BenchPrompts, beat: Heartbeat
+) -> float:
+    """Write the access report from the window; seconds until it is saved."""
+    beat.enter(PHASES[7])
+    saved: list[str] = []
+    controller.person_actions.report_saved.connect(saved.append)
+    t0 = time.perf_counter()
+    controller.w.report_action.trigger()
+    wait(
+        app,
+        lambda: bool(saved) or any(m.startswith("error") for m in prompts.shown),
+        REPORT_LIMIT_S,
+    )
+    report_s = time.perf_counter() - t0
+    wait(app, lambda: not controller.tasks.busy)
+    return report_s
+
+
+def full_collections_during_verify(path: Path, folder: Path, held: bool) -> str:
+    """Verify the store as the window's job does, with (or without) the collector held:
+    how many full collections ran, and the longest (each stops every thread)."""
+    copy = folder / f"gc-{held}-{path.name}"
+    for end in ("", ".checkpoint"):
+        shutil.copy(path.with_name(path.name + end), copy.with_name(copy.name + end))
+    store = Store.open(str(copy), passphrase="x")
+    gc.collect()
+    gc.freeze()  # as the window does when a store opens
+    hold = CollectorHold()
+    if held:
+        hold.hold()
+    pauses: list[float] = []
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                began[0] = time.perf_counter()
+            else:
+                pauses.append((time.perf_counter() - began[0]) * 1000)
+
+    gc.callbacks.append(timed)
+    try:
+        t0 = time.perf_counter()
+        forensics.verify_store(store, lambda _d, _t: None, lambda: False)
+        took = time.perf_counter() - t0
+    finally:
+        gc.callbacks.remove(timed)
+        if held:
+            hold.release()
+        store.close()
+        gc.unfreeze()
+    return (
+        f"verify {took:.1f} s, {len(pauses)} full collections, longest "
+        f"{max(pauses, default=0):.0f} ms, {sum(pauses):.0f} ms in all"
+    )
+
+
+def rows_label(rows: int) -> str:
+    return f"{rows:,} rows"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="10k instead of 100k notes")
     parser.add_argument("--rounds", type=int, default=3, help="samples of each store size")
+    parser.add_argument(
+        "--collector",
+        choices=("session", "jobs", "off"),
+        default="session",
+        help="full collections held off while a store is open (the inspector's way), only "
+        "while jobs run, or never",
+    )
+    parser.add_argument("--no-report", action="store_true", help="skip the access report")
+    parser.add_argument("--stores", help="a folder to keep the built stores in, for reruns")
     args = parser.parse_args()
+    if args.collector != "session":
+        CollectorHold.for_session = False
+    if args.collector == "off":
+        CollectorHold.hold = CollectorHold.release = lambda self: None  # type: ignore[method-assign]
+    print(f"full collections held off: {args.collector}")
+    global PHASES
+    if args.no_report:
+        PHASES = PHASES[:-1]
     big = 10_000 if args.quick else 100_000
     app = QApplication.instance() or QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        small_path, big_path = folder / "small.engram", folder / "big.engram"
-        print(f"building 1,000 notes: {build(small_path, 1_000):.1f} s")
-        print(f"building {big:,} notes: {build(big_path, big):.1f} s")
+        kept = Path(args.stores) if args.stores else folder
+        kept.mkdir(parents=True, exist_ok=True)
+        small_path, big_path = kept / "small.engram", kept / f"big{big}.engram"
+        for path, notes in ((small_path, 1_000), (big_path, big)):
+            if path.exists():  # --stores: built by an earlier run (copied: runs change it)
+                copy = folder / f"run-{path.name}"
+                for end in ("", ".checkpoint"):
+                    shutil.copy(path.with_name(path.name + end), copy.with_name(copy.name + end))
+                if path is small_path:
+                    small_path = copy
+                else:
+                    big_path = copy
+                continue
+            print(f"building {notes:,} notes: {build(path, notes):.1f} s")
         runs = {"1k": [], "big": []}
         for _ in range(args.rounds):  # interleaved, so machine noise hits both alike
             runs["1k"].append(measure(app, small_path, folder, 10))
             runs["big"].append(measure(app, big_path, folder, 10))
+        if args.collector == "session":
+            for held in (False, True):
+                print(
+                    f"full collections during a verify of {big:,} notes, collector "
+                    f"{'held' if held else 'not held'}: "
+                    + full_collections_during_verify(big_path, folder, held)
+                )
     small = {k: statistics.median(r[k] for r in runs["1k"]) for k in runs["1k"][0]}
     large = {k: statistics.median(r[k] for r in runs["big"]) for k in runs["big"][0]}
     worst = max(r["worst_block_ms"] for rs in runs.values() for r in rs)

@@ -14,6 +14,7 @@ from engram.gui.main_window import APP_NAME, MainWindow
 from engram.gui.resources import APP_ID
 from engram.gui.theme import apply_theme
 
+JOBS_STOP_MS = 3000  # how long quitting waits for dropped jobs to stop
 NO_DISPLAY = (
     "There is no display here, so the inspector cannot open a window. Run it under a "
     "virtual display with 'xvfb-run -a engram desk STORE', or use the command line instead: "
@@ -74,3 +75,6 @@ def _shutdown(window: MainWindow, controller: InspectorController) -> None:
     settings.setValue("window/geometry", window.saveGeometry())
     settings.setValue("window/panes", window.splitter.saveState())
     controller.lock("Closed.")
+    # Jobs were dropped by the lock and stop at their next check or store call; let them,
+    # briefly, so none is still running Python while the interpreter shuts down.
+    controller.tasks.wait(JOBS_STOP_MS)

@@ -120,6 +120,7 @@ class InspectorController(QObject):
             lambda busy: w.busy_label.setText("working…" if busy else "")
         )
         self.tasks.failed.connect(hub.fail)
+        w.jobs_strip.attach(self.tasks)
         self.people.listed.connect(self.adding.people_listed)
         self.adding.person_added.connect(self.people.open_person)
 

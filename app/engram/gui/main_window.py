@@ -25,6 +25,7 @@ from engram.gui.candidates_panel import CandidatesPanel
 from engram.gui.conversations_panel import ConversationsPanel
 from engram.gui.detail_panel import DetailPanel
 from engram.gui.empty_state import EmptyState
+from engram.gui.jobs_strip import JobsStrip
 from engram.gui.notes_filters import NotesFilterBar, ReadOnlyBanner, TimeTravelBanner
 from engram.gui.notes_model import (
     NOTE_ID_ROLE,
@@ -287,8 +288,10 @@ class MainWindow(QMainWindow):
         self.integrity_label.setAccessibleName("Integrity")
         self.busy_label = QLabel("")
         self.busy_label.setAccessibleName("Background work")
+        self.jobs_strip = JobsStrip()  # verify, export, report…: progress and Cancel
         for label in (self.store_label, self.actor_label, self.integrity_label, self.busy_label):
             bar.addPermanentWidget(label)
+        bar.addPermanentWidget(self.jobs_strip)
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
         """Every action of the window that has a shortcut, as (what it does, the keys) in

@@ -100,8 +100,9 @@ class DataKeys(ABC):
         """Crypto-shred: delete a wrapped data key. True if it existed."""
         self._keys.pop(key_ref, None)
         # Derived note keys need this key too: forget every one of them.
-        for ref in [r for r in self._keys if r.startswith("note:")]:
-            del self._keys[ref]
+        # (Over a copy: another thread may cache a key meanwhile.)
+        for ref in [r for r in list(self._keys) if r.startswith("note:")]:
+            self._keys.pop(ref, None)
         result = conn.execute(delete(schema.data_keys).where(schema.data_keys.c.key_ref == key_ref))
         self.touched(schema.data_keys, key_ref)
         return bool(result.rowcount)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +26,8 @@ def _config(
     return config
 
 
-def head_revision() -> str:
+@functools.cache  # the scripts ship with the code; reading them compiles every one of
+def head_revision() -> str:  # them, holding the GIL (a verify stalled the window for it)
     """The newest schema revision this code knows."""
     script = ScriptDirectory.from_config(_config_no_connection())
     head = script.get_current_head()
@@ -44,10 +46,11 @@ def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
-def known_revisions() -> set[str]:
+@functools.cache
+def known_revisions() -> frozenset[str]:
     """Every schema revision this code can upgrade from."""
     script = ScriptDirectory.from_config(_config_no_connection())
-    return {s.revision for s in script.walk_revisions()}
+    return frozenset(s.revision for s in script.walk_revisions())
 
 
 def upgrade(

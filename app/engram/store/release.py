@@ -62,8 +62,12 @@ class ReleaseRequests:
         return bool(getattr(self._exempt, "depth", 0))
 
     def post(self) -> float:
-        """Ask every Engram process to let go; returns the request's time."""
+        """Ask every Engram process to let go; returns the request's time. This process
+        does not take its own request for another's: its other threads' reads that began
+        before it are still stopped (`end_old_reads`), but it drops nothing and runs no
+        release callback (the inspector would say another program erased data)."""
         at = time.time()
+        self._handled = max(self._handled, at)
         if self.path is None:
             return at
         temporary = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")

@@ -84,7 +84,19 @@ class WriteTxn:
 class Store(DataKeys):
     """An open, unlocked store. Everything that reads or writes goes through one of these.
 
-    Its data-key methods (data_key, text_key, destroy_key, ...) are in data_keys.py."""
+    Its data-key methods (data_key, text_key, destroy_key, ...) are in data_keys.py.
+
+    One Store serves several threads at once (the HTTP face, the learning worker, the
+    inspector's interactive lane and jobs lane): there is no shared session or connection.
+    Each `read()` and `write()` checks out a connection of its own from the engine's pool
+    (SQLAlchemy's QueuePool; for SQLite, WAL lets readers go on beside the one writer, and
+    writers queue at BEGIN IMMEDIATE for up to the busy timeout, without the GIL); what a
+    write collects on the way (fresh keys, touched rows, the checkpoint lock's depth) is
+    per thread; the key cache is changed only by single dict operations (atomic under the
+    GIL) and copied before it is walked; the other shared caches have locks of their own
+    (plaintext caches, ledger view, the clock below). So no lock spans both lanes: a long
+    read never holds a short one back.
+    """
 
     def __init__(
         self,
@@ -128,6 +140,8 @@ class Store(DataKeys):
         )
         self.anchors = Anchors(self.checkpoint.path, info.id, keyring)
         self._last_micros = 0
+        self.closed = False
+        self._clock_lock = threading.Lock()  # now_micros is read-modify-write, on any thread
         # Journals this store met the clock behind (store_time.py): the faces warn.
         self.clock_behind: dict[str, ClockBehind] = {}
         # Plaintext-derived data the layers above keep for speed (decrypted logs, search
@@ -345,7 +359,9 @@ class Store(DataKeys):
                 self.anchors.write_keyring(written)
 
     def close(self) -> None:
-        """Drop decrypted keys and release the database."""
+        """Drop decrypted keys and release the database; what other threads still ask of
+        it fails (KeyUnavailable) instead of opening a new connection."""
+        self.closed = True
         self._keys.clear()
         self.plaintext_caches.clear()
         self.pseudonyms.clear()
@@ -374,8 +390,9 @@ class Store(DataKeys):
 
     def now_micros(self) -> int:
         """The clock's time, never earlier than the last time this store handed out."""
-        micros = max(to_micros(self.clock.now()), self._last_micros)
-        self._last_micros = micros
+        with self._clock_lock:
+            micros = max(to_micros(self.clock.now()), self._last_micros)
+            self._last_micros = micros
         return micros
 
     def now(self) -> datetime:
@@ -398,6 +415,7 @@ class Store(DataKeys):
         sentence, on a store opened read-only)."""
         if self.read_only:
             raise ReadOnlyStore(READ_ONLY_SENTENCE)
+        self._still_open()
         ordered = contextlib.ExitStack()
         unlocked: OSError | None = None
         try:
@@ -445,11 +463,16 @@ class Store(DataKeys):
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
         """A read-only snapshot."""
+        self._still_open()
         try:
             with self.engine.connect() as connection:
                 yield connection
         except exc.DBAPIError as error:
             self._raise_failure(error, "read")
+
+    def _still_open(self) -> None:
+        if self.closed:  # a job the window dropped at a lock, reaching for the store again
+            raise KeyUnavailable("The store was locked; unlock it to go on.")
 
     def _raise_failure(self, error: exc.DBAPIError, doing: Doing = "write") -> NoReturn:
         mapped = self._failure(error, doing)

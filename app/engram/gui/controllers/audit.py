@@ -129,7 +129,16 @@ class AuditController(PanelController):
             self.w.audit.verifying(False)
             self.hub.fail(message)
 
-        self._verify_task = self.hub.run(work, done, failed, store_wide=True)
+        def cancelled() -> None:  # from the jobs strip or the tab's own Cancel
+            self._verify_task = None
+            self.w.audit.verifying(False)
+            self.w.audit.result.setText("Verify was cancelled.")
+            self.w.integrity_label.setText(NOT_CHECKED)
+            self.verified.emit(False)
+
+        self._verify_task = self.hub.run(
+            work, done, failed, store_wide=True, job="Verify", on_cancel=cancelled
+        )
         self._verify_task.progressed.connect(self.w.audit.show_progress)
 
     def reanchor(self) -> None:
@@ -156,6 +165,6 @@ class AuditController(PanelController):
         )
 
     def cancel_verify(self) -> None:
-        """Ask a running verify to stop."""
+        """Stop a running verify."""
         if self._verify_task is not None:
-            self._verify_task.context.cancel()
+            self.hub.tasks.cancel(self._verify_task)

@@ -118,11 +118,17 @@ class Hub(QObject):
         *,
         store_wide: bool = False,
         background: bool = False,
+        job: str | None = None,
+        on_cancel: Callable[[], None] | None = None,
+        changes: bool = False,
     ) -> Task:
         """Run work for the current session only: results arriving after a lock or a change
         of person are dropped, so nothing decrypted reappears where it does not belong.
         Work about the whole store (`store_wide`) survives a change of person; `background`
-        work (a count on a tab label) waits behind what the person is waiting for."""
+        work (a count on a tab label) waits behind what the person is waiting for. A long
+        `job` (its title) runs in the jobs lane, beside what the person is waiting for, and
+        shows in the jobs strip with its progress and Cancel (`on_cancel` then runs), unless
+        it `changes` the store: a change is never cancelled part-way."""
         generation = self.store_generation if store_wide else self.generation
 
         def deliver(result: Any) -> None:
@@ -133,6 +139,10 @@ class Hub(QObject):
             if self.current(generation, store_wide=store_wide):
                 (on_error or self.fail)(message)
 
+        if job is not None:
+            return self.tasks.start_job(
+                job, work, deliver, fail, on_cancel, cancellable=not changes
+            )
         return self.tasks.run(work, deliver, fail, priority=-1 if background else 0)
 
     def act(
@@ -141,9 +151,12 @@ class Hub(QObject):
         what: str | Callable[[T], str],
         done: Callable[[T], None] | None = None,
         on_error: Callable[[str], None] | None = None,
+        *,
+        job: str | None = None,
     ) -> Task | None:
         """Run one change off the UI thread; then say what changed, and every panel
-        refreshes from `changed`. Never in the past (None: nothing was run)."""
+        refreshes from `changed`. Never in the past (None: nothing was run). A long change
+        (`job`: its title, e.g. learning) runs in the jobs lane."""
         if not self.writable():
             return None
 
@@ -157,7 +170,7 @@ class Hub(QObject):
             self.status(" ".join([message, *lagging]), 20_000 if lagging else 10_000)
             self.changed.emit(message)
 
-        return self.run(lambda _: work(), finished, on_error)
+        return self.run(lambda _: work(), finished, on_error, job=job, changes=True)
 
     # ---- asking the person --------------------------------------------------------------
 

@@ -82,7 +82,7 @@ class NotesController(PanelController):
 
     def clear(self) -> None:
         if self._notes_task is not None:
-            self._notes_task.context.cancel()  # a search still decrypting stops early
+            self.hub.tasks.drop(self._notes_task)  # a search still decrypting stops early
         self._notes_task = None
         self.selected = None
         self.detail = None
@@ -241,8 +241,11 @@ class NotesController(PanelController):
                 self._warm_up(session, note_filter)
 
         if self._notes_task is not None:
-            self._notes_task.context.cancel()  # a search still decrypting stops early
-        task = self.hub.run(work, done)
+            self.hub.tasks.drop(self._notes_task)  # a search still decrypting stops early
+        # A search or the past reads every note of the person, which takes a while on a big
+        # one: it runs as a job, so pages and details keep coming meanwhile.
+        slow = _listing_job(session.person, needle, moment)
+        task = self.hub.run(work, done, job=slow, on_cancel=self._listing_cancelled)
         self._notes_task = task
 
     def _show_count(self, total: int, *, final: bool) -> None:
@@ -274,6 +277,10 @@ class NotesController(PanelController):
                 self.hub.run(step, done, background=True)
 
         self.hub.run(step, done, background=True)
+
+    def _listing_cancelled(self) -> None:
+        self._notes_task = None
+        self.hub.status("Cancelled: the table still shows the notes it showed before.")
 
     def _reselect(self) -> None:
         if self.selected is None:
@@ -410,6 +417,16 @@ class NotesController(PanelController):
             lambda: memory_control.delete_note(session, detail["id"], reason or None),
             "Note deleted; its record stays in the audit log.",
         )
+
+
+def _listing_job(person: str, needle: str, moment: datetime | None) -> str | None:
+    """The jobs strip's title for a listing that reads every note (None: a plain listing,
+    which pages from the database)."""
+    if moment is not None:
+        return f"Showing {person}'s notes as of {_moment_text(moment)}"
+    if needle:
+        return f"Searching {person}'s notes"
+    return None
 
 
 def _moment_text(moment: datetime | None) -> str | None:

@@ -62,6 +62,7 @@ class PersonActionsController(QObject):
         self.hub.act(
             lambda: extraction.learn_now(session.store, session.person, RuleExtractor()),
             _learned,
+            job=f"Learning from {session.person}'s turns",
         )
 
     def export_person(self) -> None:
@@ -100,10 +101,17 @@ class PersonActionsController(QObject):
             self.hub.fail(message)
 
         self.hub.status(f"Exporting {person}'s data…", 60_000)
+
+        def cancelled() -> None:
+            self._export_task = None
+            self.hub.status(f"Export of {person}'s data cancelled; nothing was written.")
+
         task = self.hub.run(
             lambda ctx: forensics.write_export(session, path, ctx.progress, ctx.cancelled),
             done,
             failed,
+            job=f"Exporting {person}'s data",
+            on_cancel=cancelled,
         )
         task.progressed.connect(
             lambda done_, total: self.hub.status(
@@ -156,6 +164,8 @@ class PersonActionsController(QObject):
             ),
             done,
             failed,
+            job=f"Writing {person}'s access report",
+            on_cancel=self._report_cancelled,
         )
         task.progressed.connect(
             lambda done_, total: self.hub.status(
@@ -168,13 +178,17 @@ class PersonActionsController(QObject):
     def _stop_export(self) -> None:
         """A lock or another person: an export being written stops and writes nothing."""
         if self._export_task is not None:
-            self._export_task.context.cancel()
+            self.hub.tasks.cancel(self._export_task)
             self._export_task = None
+
+    def _report_cancelled(self) -> None:
+        self._report_task = None
+        self.hub.status("The access report was cancelled; nothing was written.")
 
     def _stop_report(self) -> None:
         """A lock or another person: a report being written stops and writes nothing."""
         if self._report_task is not None:
-            self._report_task.context.cancel()
+            self.hub.tasks.cancel(self._report_task)
             self._report_task = None
 
     def erase_person(self) -> None:
@@ -193,12 +207,30 @@ class PersonActionsController(QObject):
             return
 
         def done(report: dict[str, Any]) -> None:
-            self.hub.set_session(None)  # nobody is on screen any more
             self.hub.status(f"{person} was erased.", 10_000)
             self.hub.changed.emit(f"{person} erased")
             self.hub.prompts.show_report(f"{person} was erased", erasure_summary(report))
 
-        self.hub.run(lambda _: erase.erase_person(session, typed), done)
+        def failed(message: str) -> None:
+            self.hub.fail(message)
+            if typed == person:  # it may have committed and then not finished: look again
+                self.hub.changed.emit(f"{person}: erasure not finished")
+
+        # Finishing (rewriting the file's pages, the scan for erased bytes) is long on a big
+        # store, so it is a job; it is a change, so it cannot be cancelled part-way. Once it
+        # will go ahead (control refuses a wrong id, and says so), nobody is on screen while
+        # it runs: nothing of theirs is read as their keys go.
+        if typed == person:
+            self.hub.set_session(None)
+            self.hub.status(f"Erasing {person}…", 60_000)
+        self.hub.run(
+            lambda ctx: erase.erase_person(session, typed, ctx.progress),
+            done,
+            failed,
+            store_wide=True,
+            job=f"Erasing {person}",
+            changes=True,
+        )
 
 
 def _learned(reports: list[extraction.PassReport]) -> str:

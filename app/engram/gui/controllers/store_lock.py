@@ -272,10 +272,11 @@ class StoreLockController(QObject):
         self.w.people.setFocus()  # never the passphrase field, hidden now
         self.idle.arm()
         self.release_hook.watch(store)
-        # What is alive now lives as long as the session: keep the collector off it, so its
-        # full passes stay short while the person scrolls.
+        # What is alive now lives as long as the session: keep the collector off it, and
+        # make no full pass until the lock (tasks.CollectorHold), so none stops the window.
         gc.collect()
         gc.freeze()
+        self.hub.tasks.collector.hold_session()
         if opened.title and opened.after_first_person:
             self._say_when_a_person_opens(opened)
         self.hub.set_store(store)
@@ -306,10 +307,15 @@ class StoreLockController(QObject):
         self.idle.disarm()
         self.release_hook.watch(None)
         store = hub.store
+        # Jobs stop at their next check and deliver nothing; no lock waits for them (a
+        # verify of a big store would hold the window). What they still read fails once
+        # the store is closed below, and is thrown away.
+        hub.tasks.drop_jobs()
         hub.set_store(None)  # every panel cancels its long work and forgets what it showed
-        hub.tasks.wait()
+        hub.tasks.wait_interactive()  # short loads: the store closes under none of them
         if store is not None:
             store.close()
+            hub.tasks.collector.release_session()  # what the session left is collected now
         w = self.w
         w.store_label.setText("")  # the status bar names neither the store nor the person
         w.read_only_banner.setVisible(False)
