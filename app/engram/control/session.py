@@ -57,12 +57,12 @@ def check_session_actor(actor: str, person: str | None) -> str:
     if person is None:
         raise InvalidInput(
             "Give who is acting as staff: followed by your staff id (letters, digits, '.', "
-            "'_' or '-', for example --actor staff:dana)."
+            "'_' or '-', for example staff:dana)."
         )
     raise InvalidInput(
         f"Give who is acting as staff: followed by your staff id (letters, digits, '.', '_' "
-        f"or '-', for example --actor staff:dana), or leave it out when {person} acts on "
-        "their own memory."
+        f"or '-', for example staff:dana), or as {person} when they act on their own "
+        "memory."
     )
 
 
