@@ -14,12 +14,21 @@ from __future__ import annotations
 
 import gc
 import html
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
-from PySide6.QtGui import QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
+from PySide6.QtGui import (
+    QFont,
+    QGuiApplication,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextDocument,
+)
 
 from engram.control.access_report import ReportCancelled, build_report
 from engram.control.export_record import publish_recorded
@@ -197,6 +206,16 @@ def report_pdf(
     del pages, writer  # the writer finishes the PDF when it goes
     buffer.close()
     return bytes(data.data())
+
+
+def offscreen_application() -> QGuiApplication:
+    """The Qt application printing needs (fonts), made on the offscreen platform when
+    there is none yet, so the command line prints a report without any display."""
+    existing = QGuiApplication.instance()
+    if isinstance(existing, QGuiApplication):
+        return existing
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return QGuiApplication(["engram"])
 
 
 @contextmanager
