@@ -46,10 +46,10 @@ def register(commands: Any) -> None:
 
 def cmd_report(ctx: CommandContext) -> int:
     # Qt only here, and only for this command: every other command stays free of it.
-    from engram.gui.access_report import offscreen_application, save_access_report
+    # The report prints in a child process on Qt's offscreen platform (gui/report_printer).
+    from engram.gui.access_report import save_access_report
 
     session = ctx.session(ctx.args.person)
-    _application = offscreen_application()  # held while the report prints
     with progress_bar(ctx, "Writing the access report") as progress:
         written = save_access_report(session, ctx.args.output, progress)
     emit_warning(

@@ -22,7 +22,7 @@ from engram.control import candidates as candidate_control
 from engram.control import notes as memory_control
 from engram.control.audit_sentences import describe
 from engram.control.forensics import verify_store
-from engram.control.report_document import Block, Counts, ReportDocument, Section
+from engram.control.report_document import Block, Counts, ReportDocument, Section, Tone
 from engram.control.report_signature import key_fingerprint
 from engram.control.report_pages import rights_section, summary_section
 from engram.control.report_transcripts import Conversations, transcript
@@ -62,7 +62,19 @@ STATUS_WORDS = {
     NoteStatus.REMOVED: "removed as a duplicate",
 }
 
+# Short rows travel in small groups: each group is one block, so a row is still never
+# split across pages, and 100,000 notes lay out in a tenth of the blocks.
+AUDIT_ROWS = 10
+REFERENCE_ROWS = 25
+
 Cancelled = Callable[[], bool]
+
+
+def grouped(lines: list[str], size: int, tone: Tone) -> tuple[Block, ...]:
+    """Rows as blocks of `size` rows each."""
+    return tuple(
+        Block(lines=tuple(lines[i : i + size]), tone=tone) for i in range(0, len(lines), size)
+    )
 
 
 class ReportCancelled(Exception):
@@ -113,7 +125,7 @@ def build_report(
         return f"note {numbers[note]} “{short}”"
 
     history: dict[str, list[str]] = {}
-    audit: list[Block] = []
+    audit: list[str] = []
     for event in events:
         said = describe(event, quoted, quoted)
         if event.type is EventType.CONVERSATION_DELETED:
@@ -124,7 +136,7 @@ def build_report(
             line += f" (reason given: “{reason}”)"
         if event.cause is not None and event.cause.conversation:
             line += f", during {known.turn(event.cause.conversation, event.cause.turn, zone)}"
-        audit.append(Block(lines=(line,), tone="row"))
+        audit.append(line)
         if event.type not in _NOT_HISTORY:
             for key in NOTE_KEYS:
                 value = event.body.get(key)
@@ -179,7 +191,7 @@ def build_report(
         _profile(session, digest, digest_texts, known, zone),
         Section(
             "Everything that happened, oldest first",
-            tuple(audit),
+            grouped(audit, AUDIT_ROWS, "row"),
             ("The history of your memory as its signed journal records it: when, who, what.",),
             key="audit",
         ),
@@ -388,10 +400,7 @@ def _appendix(
             tone="small",
         )
     ]
-    blocks += [
-        Block(lines=(f"Note {n}: {v.note.id}",), tone="small") for n, v in enumerate(views, 1)
-    ]
-    blocks += [
-        Block(lines=(f"Conversation {known.number[c]}: {c}",), tone="small") for c in known.infos
-    ]
+    references = [f"Note {n}: {v.note.id}" for n, v in enumerate(views, 1)]
+    references += [f"Conversation {known.number[c]}: {c}" for c in known.infos]
+    blocks += grouped(references, REFERENCE_ROWS, "small")
     return Section("Appendix: reference numbers", tuple(blocks), key="appendix")

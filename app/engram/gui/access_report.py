@@ -36,6 +36,7 @@ from engram.control.private_file import PrivateFile
 from engram.control.report_document import Block, ReportDocument, Section
 from engram.control.report_signature import sign_report
 from engram.control.session import PersonSession
+from engram.gui.report_printer import print_report
 from engram.model.progress import Progress
 
 RESOLUTION = 300  # dots per inch the layout is measured in (text stays vector)
@@ -167,45 +168,75 @@ class _Pages:
         self.painter.end()
 
 
+class PdfPrinter:
+    """Prints a report section by section and block by block into an A4 PDF in memory
+    (any thread: no widget), so its blocks can arrive one at a time (report_printer)."""
+
+    def __init__(self, title: str) -> None:
+        self._data = QByteArray()
+        self._buffer = QBuffer(self._data)
+        self._buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        writer = QPdfWriter(self._buffer)
+        writer.setResolution(RESOLUTION)
+        writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+        writer.setPageMargins(QMarginsF(16, 16, 16, 12), QPageLayout.Unit.Millimeter)
+        writer.setTitle(title)
+        writer.setCreator("Engram")
+        self._writer = writer
+        self._pages = _Pages(writer, title)
+        self._sections = 0
+        self._head: str | None = None
+
+    def section(self, section: Section) -> None:
+        """Start a section (its blocks follow through `block`)."""
+        self._flush_head()
+        if section.new_page and self._pages.y > 0:
+            self._pages.new_page()
+        # The title travels with the first block, so no title is left alone at a page end.
+        self._head = section_head_html(section, self._sections == 0)
+        self._sections += 1
+
+    def block(self, block: Block) -> None:
+        """Lay out one block where it fits."""
+        head, self._head = self._head or "", None
+        self._pages.draw(head + block_html(block))
+
+    def _flush_head(self) -> None:
+        if self._head is not None:
+            self._pages.draw(self._head)
+            self._head = None
+
+    def finish(self) -> bytes:
+        """The PDF's bytes (the printer is done)."""
+        self._flush_head()
+        self._pages.finish()
+        del self._pages, self._writer  # the writer finishes the PDF when it goes
+        self._buffer.close()
+        return bytes(self._data.data())
+
+
 def report_pdf(
     report: ReportDocument,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> bytes:
-    """The report as an A4 PDF, laid out block by block (any thread: no widget)."""
+    """The report as an A4 PDF, printed here (tests; report_printer prints it in a child
+    process for the inspector)."""
     stop = cancelled or (lambda: False)
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(buffer)
-    writer.setResolution(RESOLUTION)
-    writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
-    writer.setPageMargins(QMarginsF(16, 16, 16, 12), QPageLayout.Unit.Millimeter)
-    writer.setTitle(report.title)
-    writer.setCreator("Engram")
-    pages = _Pages(writer, report.title)
+    printer = PdfPrinter(report.title)
     total, done = report.block_count(), 0
-    for index, section in enumerate(report.sections):
-        if section.new_page and pages.y > 0:
-            pages.new_page()
-        head = section_head_html(section, index == 0)
-        blocks = iter(section.blocks)
-        first = next(blocks, None)
-        # The title travels with the first block, so no title is left alone at a page end.
-        pages.draw(head + (block_html(first) if first is not None else ""))
-        done += 2
-        for block in blocks:
-            pages.draw(block_html(block))
+    for section in report.sections:
+        printer.section(section)
+        done += 1
+        for block in section.blocks:
+            printer.block(block)
             done += 1
             if done % PROGRESS_EVERY == 0:
                 if stop():
                     raise ReportCancelled
                 if progress is not None:
                     progress(done, total)
-    pages.finish()
-    del pages, writer  # the writer finishes the PDF when it goes
-    buffer.close()
-    return bytes(data.data())
+    return printer.finish()
 
 
 def offscreen_application() -> QGuiApplication:
@@ -239,7 +270,7 @@ def signed_report_pdf(
 ) -> bytes:
     """Build, print and sign the report: the bytes of the file to hand over."""
     report = build_report(session, None, _share(progress, 0, 1), cancelled)
-    pdf = report_pdf(report, _share(progress, 1, 1), cancelled)
+    pdf = print_report(report, _share(progress, 1, 1), cancelled)
     return sign_report(pdf, session.store.info.id, session.store.signer)
 
 
