@@ -33,6 +33,7 @@ from engram.gui.main_window import MainWindow
 from tests.perf.bench_inspector import PERSON, Heartbeat, build, wait
 
 TARGET_MS = 50
+IDLE_S = 5.0  # heartbeat with nothing running first: what the machine itself costs
 
 
 class Beats(Heartbeat):
@@ -71,6 +72,11 @@ def one_round(app: QApplication, store: Path, folder: Path, index: int) -> dict[
     told: list[str] = []
     controller.prompts.inform = lambda _title, text: told.append(text)  # type: ignore[method-assign]
     beat = Beats()
+    beat.enter("idle (the machine's own noise)")
+    end = time.perf_counter() + IDLE_S
+    while time.perf_counter() < end:  # the same loop, with no report: the baseline
+        app.processEvents()
+        time.sleep(0.001)
     beat.enter("gather and check")
     start = time.perf_counter()
     controller.person_actions.save_access_report()
@@ -96,7 +102,10 @@ def one_round(app: QApplication, store: Path, folder: Path, index: int) -> dict[
     window.close()
     window.deleteLater()
     app.processEvents()
-    print(f"  round {index}: every second's longest UI-thread gap (ms): {beat.per_second}")
+    print(
+        f"  round {index}: every second's longest UI-thread gap (ms), the first "
+        f"{IDLE_S:.0f} idle: {beat.per_second}"
+    )
     print(f"  round {index}: gaps over 50 ms: {sorted(beat.gaps, reverse=True)}")
     return {
         "seconds": seconds,
@@ -121,7 +130,9 @@ def main() -> int:
         worst = 0.0
         for index in range(1, args.rounds + 1):
             sample = one_round(app, store, folder, index)
-            worst = max(worst, sample["worst_block_ms"])
+            worst = max(
+                worst, *(v for k, v in sample.items() if k.startswith("block:") and "idle" not in k)
+            )
             figures = ", ".join(f"{k} {v:.1f}" for k, v in sample.items())
             print(f"  round {index}: {figures}")
     verdict = "OK" if worst <= TARGET_MS else "TOO LONG"

@@ -111,6 +111,9 @@ def child_main() -> int:
     """Be the child: read the report from stdin, print it, write the PDF to stdout."""
     from engram.gui.access_report import PdfPrinter, offscreen_application
 
+    # Background work: on a busy machine the window's own thread should win the CPU.
+    with contextlib.suppress(OSError):
+        os.nice(10)
     _application = offscreen_application()  # fonts need it; held while printing
     source = sys.stdin.buffer
     # Only the parent writes this pipe: what it unpickles is what the parent pickled.
