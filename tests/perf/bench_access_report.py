@@ -26,11 +26,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
+from tests.perf.bench_inspector import Heartbeat, build, wait
 
 from engram.gui.controller import InspectorController
 from engram.gui.idle_lock import IdleLock
 from engram.gui.main_window import MainWindow
-from tests.perf.bench_inspector import PERSON, Heartbeat, build, wait
 
 TARGET_MS = 50
 IDLE_S = 5.0  # heartbeat with nothing running first: what the machine itself costs
@@ -137,7 +137,8 @@ def main() -> int:
             print(f"  round {index}: {figures}")
     verdict = "OK" if worst <= TARGET_MS else "TOO LONG"
     print(
-        f"longest UI-thread block while writing the report: {worst:.0f} ms ({verdict}, target ≤ {TARGET_MS} ms)"
+        f"longest UI-thread block while writing the report: {worst:.0f} ms "
+        f"({verdict}, target ≤ {TARGET_MS} ms)"
     )
     return 0 if worst <= TARGET_MS else 1
 

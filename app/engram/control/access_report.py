@@ -23,8 +23,8 @@ from engram.control import notes as memory_control
 from engram.control.audit_sentences import describe
 from engram.control.forensics import verify_store
 from engram.control.report_document import Block, Counts, ReportDocument, Section, Tone
-from engram.control.report_signature import key_fingerprint
 from engram.control.report_pages import rights_section, summary_section
+from engram.control.report_signature import key_fingerprint
 from engram.control.report_transcripts import Conversations, transcript
 from engram.control.report_words import (
     KIND_WORDS,
@@ -41,6 +41,7 @@ from engram.control.views import NoteView
 from engram.control.wording import counted
 from engram.engine.scope import audience_for
 from engram.model.events import Event, EventType
+from engram.model.ids import PersonId
 from engram.model.notes import NoteStatus, Usage
 from engram.model.progress import Progress
 from engram.model.scope import Kind, Scope
@@ -113,35 +114,7 @@ def build_report(
     if stop():
         raise ReportCancelled
     numbers = {str(v.note.id): n for n, v in enumerate(views, 1)}
-    words = {str(v.note.id): v.text for v in views}
-
-    def quoted(note: str) -> str:
-        if note not in numbers:
-            return "a note no longer kept"
-        text = words.get(note)
-        if text is None:
-            return f"note {numbers[note]} (its words were erased)"
-        short = text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 1].rstrip() + "…"
-        return f"note {numbers[note]} “{short}”"
-
-    history: dict[str, list[str]] = {}
-    audit: list[str] = []
-    for event in events:
-        said = describe(event, quoted, quoted)
-        if event.type is EventType.CONVERSATION_DELETED:
-            said = f"deleted {known.name(event.body.get('conversation'), zone)}"
-        reason = texts.get(event.seq)
-        line = f"{local_time(event.at, zone)} · {actor_words(event.actor, person)}: {said}"
-        if reason and event.type is EventType.DELETED:
-            line += f" (reason given: “{reason}”)"
-        if event.cause is not None and event.cause.conversation:
-            line += f", during {known.turn(event.cause.conversation, event.cause.turn, zone)}"
-        audit.append(line)
-        if event.type not in _NOT_HISTORY:
-            for key in NOTE_KEYS:
-                value = event.body.get(key)
-                if isinstance(value, str) and value in numbers:
-                    history.setdefault(value, []).append(line)
+    audit, history = _journal_lines(events, texts, views, numbers, known, person, zone)
     if stop():
         raise ReportCancelled
     note_blocks = [
@@ -206,6 +179,49 @@ def build_report(
     return ReportDocument(
         person, f"What Engram keeps about {person}", sections, counts, store.info.id, made_at
     )
+
+
+def _journal_lines(
+    events: list[Event],
+    texts: dict[int, str | None],
+    views: list[NoteView],
+    numbers: dict[str, int],
+    known: Conversations,
+    person: PersonId,
+    zone: tzinfo | None,
+) -> tuple[list[str], dict[str, list[str]]]:
+    """Every journal event as a line in words (the audit log), and, per note, the lines
+    of the events that name it (its history). Notes are named by number and words."""
+    words = {str(v.note.id): v.text for v in views}
+
+    def quoted(note: str) -> str:
+        if note not in numbers:
+            return "a note no longer kept"
+        text = words.get(note)
+        if text is None:
+            return f"note {numbers[note]} (its words were erased)"
+        short = text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 1].rstrip() + "…"
+        return f"note {numbers[note]} “{short}”"
+
+    history: dict[str, list[str]] = {}
+    audit: list[str] = []
+    for event in events:
+        said = describe(event, quoted, quoted)
+        if event.type is EventType.CONVERSATION_DELETED:
+            said = f"deleted {known.name(event.body.get('conversation'), zone)}"
+        reason = texts.get(event.seq)
+        line = f"{local_time(event.at, zone)} · {actor_words(event.actor, person)}: {said}"
+        if reason and event.type is EventType.DELETED:
+            line += f" (reason given: “{reason}”)"
+        if event.cause is not None and event.cause.conversation:
+            line += f", during {known.turn(event.cause.conversation, event.cause.turn, zone)}"
+        audit.append(line)
+        if event.type not in _NOT_HISTORY:
+            for key in NOTE_KEYS:
+                value = event.body.get(key)
+                if isinstance(value, str) and value in numbers:
+                    history.setdefault(value, []).append(line)
+    return audit, history
 
 
 def _has_text(event: Event) -> bool:
@@ -380,7 +396,8 @@ def _profile(
         "Profile and recent-conversation digest",
         tuple(blocks),
         (
-            "What agents are told first about how to answer you, and one line per recent conversation.",
+            "What agents are told first about how to answer you, and one line per recent "
+            "conversation.",
         ),
         key="profile",
     )

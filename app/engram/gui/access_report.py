@@ -271,6 +271,7 @@ def signed_report_pdf(
     """Build, print and sign the report: the bytes of the file to hand over."""
     report = build_report(session, None, _share(progress, 0, 1), cancelled)
     pdf = print_report(report, _share(progress, 1, 1), cancelled)
+    del report  # a 100,000-note report's objects go before the collector comes back
     return sign_report(pdf, session.store.info.id, session.store.signer)
 
 

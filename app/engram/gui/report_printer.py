@@ -30,7 +30,7 @@ from engram.model.errors import EngramError
 from engram.model.progress import Progress
 
 CHILD_FLAG = "--engram-print-report"
-BATCH = 200  # blocks per message down the pipe
+BATCH = 100  # blocks per message down the pipe: a millisecond or two to pickle
 
 
 class PrintFailed(EngramError):
@@ -88,8 +88,10 @@ def _send(
 
     def send(message: tuple[str, object]) -> None:
         # One pickle per message, each with its own memo: memory stays flat, and a
-        # message never refers back into another.
-        pickle.dump(message, out, protocol=pickle.HIGHEST_PROTOCOL)
+        # message never refers back into another. Pickled first, then written: the write
+        # waits on the child without holding the interpreter (pickle.dump straight into
+        # the pipe was seen holding it for over 50 ms).
+        out.write(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
 
     send(("report", report.title))
     for section in report.sections:
