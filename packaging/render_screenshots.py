@@ -35,10 +35,10 @@ from PySide6.QtCore import QDateTime, QRect, QSettings, QSize, QTimeZone
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
-from engram.control import erase, turn_block
+from engram.control import access_report_file, erase, turn_block
 from engram.control.demo import build_demo
 from engram.control.session import PersonSession
-from engram.gui import access_report, theme
+from engram.gui import theme
 from engram.gui.app import build
 from engram.gui.controller import InspectorController
 from engram.gui.conversations_panel import CONVERSATION_ROLE
@@ -373,7 +373,7 @@ def access_report_page(shots: Shots) -> None:
     target = shots.folder / "maya-access-report.pdf"
     written: list[Path | None] = []
     shots.controller.tasks.run(
-        lambda ctx: access_report.save_access_report(
+        lambda ctx: access_report_file.save_access_report(
             session, str(target), ctx.progress, ctx.cancelled
         ),
         written.append,

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from engram.control.access_report_file import save_access_report
 from engram.control.demo import MAYA
 from engram.control.session import PersonSession
-from engram.gui.access_report import save_access_report
 from engram.gui.dialogs import documents_folder
 from engram.gui.tasks import TaskRunner
 from engram.store.store import Store

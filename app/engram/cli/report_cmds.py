@@ -1,7 +1,7 @@
 """`engram report PERSON --output FILE` and `engram verify-report FILE` (issue 17 item 14).
 
-The report is the inspector's signed PDF, printed with Qt's offscreen platform (no
-display needed). Checking one needs no Qt at all: only the store's public key.
+The report is the inspector's signed PDF, printed by a child process on Qt's offscreen
+platform (no display needed). Checking one needs no Qt at all: only the store's public key.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_warning
 from engram.cli.progress import progress_bar
+from engram.control.access_report_file import save_access_report
 from engram.control.private_file import NOT_ENCRYPTED
 from engram.control.report_signature import check_report
 from engram.model.errors import InvalidInput
@@ -45,10 +46,6 @@ def register(commands: Any) -> None:
 
 
 def cmd_report(ctx: CommandContext) -> int:
-    # Qt only here, and only for this command: every other command stays free of it.
-    # The report prints in a child process on Qt's offscreen platform (gui/report_printer).
-    from engram.gui.access_report import save_access_report
-
     session = ctx.session(ctx.args.person)
     with progress_bar(ctx, "Writing the access report") as progress:
         written = save_access_report(session, ctx.args.output, progress)

@@ -1,23 +1,19 @@
-"""File > Save access report…: the report (control.access_report) printed to a signed PDF.
+"""The access report (control.access_report's ReportDocument) printed to PDF with Qt.
 
 Laid out block by block (issue 17 item 14, item 8): each note, turn or row is its own small
 QTextDocument, measured and drawn where it fits; one that does not fit the rest of the page
 starts the next, so no row is split across pages. No single call is long — the whole
 report in one QTextDocument.setHtml held the interpreter for 46–50 s on 100,000 notes,
-while one block takes well under a millisecond — so the UI thread gets its turn between
-blocks while a worker prints. QTextDocument and QPdfWriter are no widgets: both are safe
-off the UI thread. The PDF's bytes are then signed with the store's key
-(control.report_signature), so `engram verify-report` can check them without Qt.
+while one block takes about a millisecond. The inspector and the CLI print in a child
+process (control.report_printing, gui.report_printer), so the window never waits on
+Qt's layout; QTextDocument and QPdfWriter are no widgets and need no display.
 """
 
 from __future__ import annotations
 
-import gc
 import html
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, Qt
 from PySide6.QtGui import (
@@ -30,13 +26,8 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
-from engram.control.access_report import ReportCancelled, build_report
-from engram.control.export_record import publish_recorded
-from engram.control.private_file import PrivateFile
+from engram.control.access_report import ReportCancelled
 from engram.control.report_document import Block, ReportDocument, Section
-from engram.control.report_signature import sign_report
-from engram.control.session import PersonSession
-from engram.gui.report_printer import print_report
 from engram.model.progress import Progress
 
 RESOLUTION = 300  # dots per inch the layout is measured in (text stays vector)
@@ -247,64 +238,3 @@ def offscreen_application() -> QGuiApplication:
         return existing
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     return QGuiApplication(["engram"])
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector from running during the report: on 100,000 notes
-    its full passes over the report's objects take the interpreter from the UI thread for
-    a second at a time. Restored (and run once) afterwards."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def signed_report_pdf(
-    session: PersonSession,
-    progress: Progress | None = None,
-    cancelled: Callable[[], bool] | None = None,
-) -> bytes:
-    """Build, print and sign the report: the bytes of the file to hand over."""
-    report = build_report(session, None, _share(progress, 0, 1), cancelled)
-    pdf = print_report(report, _share(progress, 1, 1), cancelled)
-    del report  # a 100,000-note report's objects go before the collector comes back
-    return sign_report(pdf, session.store.info.id, session.store.signer)
-
-
-def _share(progress: Progress | None, phase: int, after: int) -> Progress | None:
-    """Progress of one phase (0: gathering and checking, 1: printing) as part of all."""
-    if progress is None:
-        return None
-    report = progress
-
-    def scaled(done: int, total: int) -> None:
-        report((phase * 1000 + (1000 * done) // max(total, 1)) // (after + 1), 1000)
-
-    return scaled
-
-
-def save_access_report(
-    session: PersonSession,
-    path: str,
-    progress: Progress | None = None,
-    cancelled: Callable[[], bool] | None = None,
-) -> Path | None:
-    """Build, print, sign and write the report to `path`, owner-only (0600), and record it
-    in the person's audit log. None, with nothing written or recorded, when `cancelled`
-    says stop (a lock came meanwhile)."""
-    stop = cancelled or (lambda: False)
-    with collector_paused():
-        try:
-            data = signed_report_pdf(session, progress, stop)
-        except ReportCancelled:
-            return None
-    if stop():
-        return None
-    with PrivateFile(path, "access report") as file:
-        file.write(data)
-        file.finish()
-        return publish_recorded(session, file, "access_report")

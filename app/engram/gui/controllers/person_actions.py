@@ -8,11 +8,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from engram.control import erase, forensics
+from engram.control import access_report_file, erase, forensics
 from engram.control.private_file import NOT_ENCRYPTED
 from engram.control.wording import counted
 from engram.engine.rule_extractor import RuleExtractor
-from engram.gui import access_report
 from engram.gui.controllers.hub import Hub
 from engram.gui.summaries import erasure_summary
 from engram.gui.tasks import Task
@@ -154,7 +153,7 @@ class PersonActionsController(QObject):
         self.hub.status(f"Writing {person}'s access report…", 60_000)
         # The one background call of the report (the jobs lane takes it at merge).
         task = self.hub.run(
-            lambda ctx: access_report.save_access_report(
+            lambda ctx: access_report_file.save_access_report(
                 session, path, ctx.progress, ctx.cancelled
             ),
             done,
