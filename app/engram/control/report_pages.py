@@ -22,11 +22,17 @@ def summary_section(
     )
     erased = [
         f"{counted(counts.deleted_notes, 'note')} deleted (kept closed, with who deleted "
-        "it and when, and never used).",
+        "it and when, and never used)."
+        if counts.deleted_notes
+        else "No note was deleted.",
         f"{counted(counts.deleted_conversations, 'conversation')} deleted: "
-        f"{verb(counts.deleted_conversations, 'its', 'their')} text and keys are destroyed.",
+        f"{verb(counts.deleted_conversations, 'its', 'their')} text and keys are destroyed."
+        if counts.deleted_conversations
+        else "No conversation was deleted.",
         f"{counted(counts.removed_parts, 'part')} of conversations removed "
-        "(marked where they were in the transcripts).",
+        "(marked where they were in the transcripts)."
+        if counts.removed_parts
+        else "No part of a conversation was removed.",
     ]
     disclosed = (
         f"Notes were given to an agent {counted(counts.disclosures, 'time')} in all; "
