@@ -38,14 +38,14 @@ from engram.control.report_words import (
 )
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
-from engram.control.wording import counted
+from engram.control.wording import counted, verb
 from engram.engine.scope import audience_for
 from engram.model.events import Event, EventType
 from engram.model.ids import PersonId
 from engram.model.notes import NoteStatus, Usage
 from engram.model.progress import Progress
 from engram.model.scope import Kind, Scope
-from engram.store import conversation_log, journal, projection_state
+from engram.store import conversation_log, erasure, journal, projection_state
 
 NOTE_KEYS = ("note", "old", "new", "restored", "after", "kept", "into")
 QUOTED_CHARS = 60
@@ -111,6 +111,8 @@ def build_report(
         texts = journal.texts(store, conn, person, [e.seq for e in events if _has_text(e)])
         digest = projection_state.recent_digest(conn, person, 1 << 30)
         digest_texts = journal.texts(store, conn, person, [d.seq for d in digest])
+        records = {r.get("subject"): r for r in erasure.erasure_records(conn)}
+    erased = _erased(session, events, records, views, zone)
     if stop():
         raise ReportCancelled
     numbers = {str(v.note.id): n for n, v in enumerate(views, 1)}
@@ -168,6 +170,7 @@ def build_report(
             ("The history of your memory as its signed journal records it: when, who, what.",),
             key="audit",
         ),
+        erased,
         Section(
             "Integrity",
             (Block(lines=(integrity,), tone="good" if verified.ok else "bad"),),
@@ -222,6 +225,64 @@ def _journal_lines(
                 if isinstance(value, str) and value in numbers:
                     history.setdefault(value, []).append(line)
     return audit, history
+
+
+def _erased(
+    session: PersonSession,
+    events: list[Event],
+    records: dict[Any, dict[str, Any]],
+    views: list[NoteView],
+    zone: tzinfo | None,
+) -> Section:
+    """What was erased: each deleted conversation (when, by whom, what it closed, the rows
+    the store's content-free erasure record counts), the deleted notes, and the notes whose
+    words went with their conversation."""
+    person, blocks = session.person, []
+    for event in events:
+        if event.type is not EventType.CONVERSATION_DELETED:
+            continue
+        closed = len(event.body.get("closed", []))
+        record = records.get(session.store.hidden_name(str(event.body.get("conversation"))))
+        rows = sum(int(n) for n in record.get("rows", {}).values()) if record else None
+        lines = [
+            f"Its text and its keys were destroyed; {counted(closed, 'note')} learned from it "
+            f"{verb(closed, 'was', 'were')} closed."
+        ]
+        if rows is not None:
+            lines.append(f"The store's erasure record counts {counted(rows, 'row')} deleted.")
+        blocks.append(
+            Block(
+                f"A conversation deleted on {local_time(event.at, zone)} by "
+                f"{actor_words(event.actor, person)}",
+                lines=tuple(lines),
+                tone="note",
+            )
+        )
+    deleted = [n for n, v in enumerate(views, 1) if v.note.status is NoteStatus.DELETED]
+    wordless = [n for n, v in enumerate(views, 1) if v.text is None]
+    if deleted:
+        blocks.append(
+            Block(
+                lines=(
+                    f"Deleted notes (closed, never used again): "
+                    f"{', '.join(f'note {n}' for n in deleted)}.",
+                )
+            )
+        )
+    if wordless:
+        blocks.append(
+            Block(
+                lines=(
+                    "Notes whose words were erased with their conversation: "
+                    f"{', '.join(f'note {n}' for n in wordless)}.",
+                )
+            )
+        )
+    return Section(
+        "What was erased",
+        tuple(blocks) or (Block(lines=("Nothing about you has been erased.",)),),
+        key="erased",
+    )
 
 
 def _has_text(event: Event) -> bool:
