@@ -78,7 +78,7 @@ def test_item14_the_saved_report_is_the_document_a_data_access_request_deserves(
         task.progressed.connect(lambda done, total: progress.append((done, total)))
     qtbot.waitUntil(lambda: bool(told), timeout=SIGNAL_TIMEOUT)
     assert progress and progress[-1][0] <= progress[-1][1]
-    assert "engram verify-report FILE" in told[0]
+    assert "It is signed by this store" in told[0]
 
     # Page 1: the summary, with no id and actors in words.
     first = pdf_text(target, 1)

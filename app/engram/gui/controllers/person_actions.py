@@ -139,8 +139,8 @@ class PersonActionsController(QObject):
                 f"Everything kept about {person} is in {written}: a summary, how to ask for "
                 "a correction or an erasure, every note with whom it was disclosed to and "
                 "its history, every conversation as kept, and the audit log.\n\n"
-                "It is signed by this store: 'engram verify-report FILE' tells whether a copy "
-                "came from here unaltered.\n\n"
+                "It is signed by this store, so whoever keeps the store can check that a copy "
+                "came from here unaltered; its second page says how.\n\n"
                 "The file is not encrypted: anyone who can read it sees all of it. Only your "
                 "user account can open it; hand it over privately and delete your copy when "
                 "it is no longer needed.",
