@@ -2,9 +2,11 @@
 
 import sys
 
+from engram.gui import report_printer
 from engram.store.file_scan import run_child
 
 run_child(sys.argv)  # the erasure's file scan runs in a child process (store/file_scan.py)
+report_printer.run_child(sys.argv)  # so does printing an access report (report_printing.py)
 
 from engram.cli.main import run  # noqa: E402
 

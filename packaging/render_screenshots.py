@@ -6,7 +6,8 @@ as-of (time travel: the banner, the note as it stood, edits off), undo (right af
 Ctrl+Z), timeline, conversation-search, candidates, audience-preview. Dialogs keep their
 own size and are named `<dialog>[-dark].png`: new-store, what-the-agent-saw,
 erasure-summary, erase-dialog; note-detail[-dark].png is the detail pane at 1920x1080.
-access-report-page1.png is the first page of an access report written by the inspector's
+access-report-page1.png and access-report-page2.png are the first two pages (the summary;
+how to ask for a correction or an erasure) of an access report written by the inspector's
 own code (File > Save access report…) and rendered with QtPdf.
 
 One run renders everything; the virtual screen must hold the largest size. Run it from a
@@ -34,10 +35,10 @@ from PySide6.QtCore import QDateTime, QRect, QSettings, QSize, QTimeZone
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
-from engram.control import erase, turn_block
+from engram.control import access_report_file, erase, turn_block
 from engram.control.demo import build_demo
 from engram.control.session import PersonSession
-from engram.gui import access_report, theme
+from engram.gui import theme
 from engram.gui.app import build
 from engram.gui.controller import InspectorController
 from engram.gui.conversations_panel import CONVERSATION_ROLE
@@ -359,7 +360,7 @@ def erasure_dialogs(shots: Shots, dark: str, summary: str) -> None:
 
 
 def access_report_page(shots: Shots) -> None:
-    """The first page of Maya's access report, written as File > Save access report…
+    """Pages 1 and 2 of Maya's access report, written as File > Save access report…
     writes it (off the UI thread), rendered with QtPdf."""
     try:
         from PySide6.QtPdf import QPdfDocument
@@ -372,7 +373,7 @@ def access_report_page(shots: Shots) -> None:
     target = shots.folder / "maya-access-report.pdf"
     written: list[Path | None] = []
     shots.controller.tasks.run(
-        lambda ctx: access_report.save_access_report(
+        lambda ctx: access_report_file.save_access_report(
             session, str(target), ctx.progress, ctx.cancelled
         ),
         written.append,
@@ -382,16 +383,19 @@ def access_report_page(shots: Shots) -> None:
         raise SystemExit("the access report was not written")
     document = QPdfDocument(None)
     document.load(str(target))
-    points = document.pagePointSize(0)
-    size = QSize(round(points.width() * REPORT_DPI / 72), round(points.height() * REPORT_DPI / 72))
-    page = document.render(0, size)
-    sheet = QImage(size, QImage.Format.Format_RGB32)
-    sheet.fill(QColor("white"))
-    painter = QPainter(sheet)
-    painter.drawImage(0, 0, page)
-    painter.end()
+    for index in (0, 1):
+        points = document.pagePointSize(index)
+        size = QSize(
+            round(points.width() * REPORT_DPI / 72), round(points.height() * REPORT_DPI / 72)
+        )
+        page = document.render(index, size)
+        sheet = QImage(size, QImage.Format.Format_RGB32)
+        sheet.fill(QColor("white"))
+        painter = QPainter(sheet)
+        painter.drawImage(0, 0, page)
+        painter.end()
+        shots.save(sheet, f"access-report-page{index + 1}.png")
     document.close()
-    shots.save(sheet, "access-report-page1.png")
 
 
 # ---- one run --------------------------------------------------------------------------

@@ -18,12 +18,12 @@ from engram.control import candidates as candidate_control
 from engram.control import conversations as conversation_control
 from engram.control import forensics, turn_block
 from engram.control import notes as memory_control
-from engram.control.access_report import AccessReport, DeletedConversation
 from engram.control.audit_sentences import describe
 from engram.control.conversations import Cascade, ConversationDeletion
+from engram.control.report_document import Counts
+from engram.control.report_pages import summary_section
 from engram.control.session import PersonSession
 from engram.control.wording import counted
-from engram.gui.access_report import report_html
 from engram.gui.audience_panel import AudiencePanel
 from engram.gui.audit_panel import AuditModel
 from engram.gui.controllers.conversations import cascade_html
@@ -97,36 +97,29 @@ def test_issue17_item13_audit_sentences_count_in_words() -> None:
 
 
 def test_issue17_item13_the_access_report_and_cascade_count_in_words() -> None:
-    report = AccessReport(
-        person=PersonId("maya"),
-        store_id="s_1",
-        generated_at=NOON,
-        generated_by="staff:dana",
-        notes=[],
-        conversations=[],
-        candidates=[
-            {"text": "Likes tea.", "kind": "preference", "scope": "private", "status": "pending"}
-        ],
-        profile="",
-        digest=[],
-        usage_events=1,
-        audit=[{"action": "created", "at": "2026-11-03T12:00:00Z", "actor": "staff:dana"}],
-        verify_ok=False,
-        verify_entries=1,
-        verify_problems=["one problem"],
-        deleted_conversations=[
-            DeletedConversation(ConversationId("c1"), NOON, "staff:dana", 1, None)
-        ],
-        notes_without_text=1,
+    # The access report's summary page (rewritten for issue 17 item 14) counts in words.
+    counts = Counts(
+        by_kind={"fact": 1},
+        by_scope={"private": 1},
+        holding=1,
+        closed=0,
+        conversations=1,
+        disclosures=1,
+        removed_parts=1,
+        deleted_notes=1,
+        deleted_conversations=1,
     )
-    assert report.verify_sentence == "Verify found 1 problem; see below."
-    assert "1 of their conversations was deleted" in report.erasure_sentence
-    assert "1 note that came from them no longer has readable text" in report.erasure_sentence
-    summary = report_html(report).split("<h2>Summary</h2>", 1)[1].split("</p>", 1)[0]
+    page = summary_section("maya", "3 Nov 2026, 12:00 UTC", "you", counts, [], "Checked.")
+    summary = " ".join([*page.intro, *(line for b in page.blocks for line in b.lines)])
     _clean(summary)
-    for words in ("0 notes hold now", "1 suggested note (candidates)", "1 entry in the audit"):
+    for words in (
+        "1 note about you is kept: 1 holds now",
+        "1 conversation.",
+        "1 time in all",
+        "1 conversation deleted: its text",
+        "1 part of conversations removed",
+    ):
         assert words in summary
-    assert "answer 1 time." in summary
     preview = ConversationDeletion(ConversationId("c1"), Cascade(PersonId("maya")), 1)
     assert "And 1 note about other participants closes." in cascade_html(preview)
 

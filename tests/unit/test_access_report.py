@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from engram.control.access_report import gather
+from engram.control.access_report import build_report
 from engram.control.demo import MAYA, SAM, build_demo
 from engram.control.private_file import write_private
+from engram.control.report_document import Section
 from engram.control.session import PersonSession
 from engram.model.errors import InvalidInput
 from engram.store import crypto
@@ -28,42 +29,57 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     store.close()
 
 
+def _lines(section: Section) -> str:
+    return "\n".join(
+        "\n".join(
+            [*([b.heading] if b.heading else []), *(f"{k}: {v}" for k, v in b.facts), *b.lines]
+        )
+        for b in section.blocks
+    )
+
+
 def test_issue8_item20_the_report_holds_everything_kept_about_the_person(demo: Store) -> None:
-    report = gather(PersonSession(demo, MAYA, "staff:dana"))
-    texts = {n.view.text for n in report.notes}
-    assert {"Lives in Lyon.", "Lives in Grenoble.", "Allergic to penicillin."} <= texts
-    statuses = {n.view.note.status.value for n in report.notes}
-    assert {"active", "contradicted", "corrected", "deleted", "retired"} <= statuses
-    lyon = next(n for n in report.notes if n.view.text == "Lives in Lyon.")
-    assert lyon.closed is not None and lyon.closed.startswith(
-        "Closed by “Lives in Grenoble.” — a contradiction"
+    # Rewritten for issue 17 item 14's report (control.access_report.build_report).
+    report = build_report(PersonSession(demo, MAYA, "staff:dana"))
+    notes = _lines(report.section("notes"))
+    for text in ("Lives in Lyon.", "Lives in Grenoble.", "Allergic to penicillin."):
+        assert f": {text}\n" in notes
+    for status in ("holds now", "something newer contradicted it", "it was corrected"):
+        assert f"Status: no longer holds: {status}" in notes or f"Status: {status}" in notes
+    assert "Status: deleted" in notes and "its time ran out" in notes
+    assert "note 1 “Lives in Lyon.” contradicted by note 10 “Lives in Grenoble.”" in notes
+    assert "Learned from: what was said in message 1 of conversation 1 (" in notes
+    talk = _lines(report.section("conversations"))
+    assert "Bonjour! I just moved to Lyon" in talk and "[Removed on " in talk
+    assert "Who could read its answers: you and sam" in talk
+    candidates = _lines(report.section("candidates"))
+    assert {"Decision: pending", "Decision: applied", "Decision: rejected"} <= set(
+        candidates.splitlines()
     )
-    assert lyon.sources[0].startswith("the conversation of ")
-    assert lyon.sources[0].endswith("(“Bonjour! I just moved to Lyon for a new…”)")
-    first = report.conversations[0]
-    assert first.first_words and first.first_words.startswith("Bonjour! I just moved to Lyon")
-    assert any(c.removed_tool_results for c in report.conversations)
-    assert any(len(c.info.participants) > 1 for c in report.conversations)
-    assert {c["status"] for c in report.candidates} == {"pending", "applied", "rejected"}
-    assert report.audit and any(row["actor"] == "staff:dana" for row in report.audit)
-    assert report.verify_ok and report.verify_entries > 0
-    assert report.verify_sentence.startswith("Verified: all")
-    assert (
-        report.erasure_sentence == "maya has not been erased: everything listed here is still kept."
-    )
-    assert report.generated_by == "staff:dana" and report.usage_events > 0
-    assert report.digest  # the demo never rebuilt a profile: report.profile is ""
+    assert "support staff dana:" in _lines(report.section("audit"))
+    integrity = _lines(report.section("integrity"))
+    assert "signatures are intact" in integrity
+    assert _lines(report.section("erased")) == ("Deleted notes (closed, never used again): note 7.")
+    assert report.sections[0].intro[0].startswith("This report was made on ")
+    assert "by support staff dana" in report.sections[0].intro[0]
+    assert report.counts.disclosures > 0
 
 
 def test_issue8_item20_C4_deleted_conversations_appear_in_the_erasure_status(demo: Store) -> None:
-    report = gather(PersonSession(demo, SAM, SAM))
-    [deleted] = report.deleted_conversations
-    assert deleted.notes_closed == 1 and deleted.rows_deleted and deleted.rows_deleted > 0
-    assert report.notes_without_text == 1
-    assert "1 of their conversations was deleted" in report.erasure_sentence
-    phone = next(n for n in report.notes if n.view.text is None)
-    [source] = phone.sources
-    assert source.startswith("a conversation since deleted, ")
+    report = build_report(PersonSession(demo, SAM, SAM))
+    erased = report.section("erased").blocks
+    deleted = erased[0]
+    assert deleted.heading.startswith("A conversation deleted on ") and deleted.heading.endswith(
+        " by you"
+    )
+    assert "1 note learned from it was closed" in deleted.lines[0]
+    assert deleted.lines[1].startswith("The store's erasure record counts ")
+    assert report.counts.deleted_conversations == 1
+    [wordless] = [b for b in report.section("notes").blocks if "were erased" in b.heading]
+    assert "Learned from: what was said in a conversation no longer kept" in "\n".join(
+        f"{k}: {v}" for k, v in wordless.facts
+    )
+    assert "Notes whose words were erased with their conversation: note " in erased[-1].lines[0]
 
 
 def test_issue8_item20_write_private_is_owner_only_whole_or_nothing(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from engram.cli import (
     learning_cmds,
     mcp_cmds,
     note_cmds,
+    report_cmds,
     serve_cmds,
     store_cmds,
 )
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     learning_cmds.register(commands)
     serve_cmds.register(commands)
     mcp_cmds.register(commands)
+    report_cmds.register(commands)
     _globals_after_commands(parser)
     return parser
 

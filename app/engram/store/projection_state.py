@@ -74,6 +74,17 @@ def note_usage(conn: Connection, person: PersonId, note: NoteId) -> list[Usage]:
     return [usage_from_row(r) for r in rows]
 
 
+def person_usage(conn: Connection, person: PersonId) -> dict[NoteId, list[Usage]]:
+    """Every use of every note of a person (the injection ledger), oldest first per note:
+    one query, for a report that names each note's disclosures."""
+    U = schema.usage
+    found: dict[NoteId, list[Usage]] = {}
+    rows = conn.execute(select(U).where(U.c.person == person).order_by(U.c.note, U.c.seq))
+    for r in rows:
+        found.setdefault(NoteId(r.note), []).append(usage_from_row(r))
+    return found
+
+
 def person_seq(conn: Connection, person: PersonId) -> int:
     """The last event folded into the projection (0 if none)."""
     P = schema.person_state

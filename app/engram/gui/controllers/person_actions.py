@@ -8,12 +8,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from engram.control import erase, forensics
+from engram.control import access_report_file, erase, forensics
 from engram.control.export_record import EXPORT_READ_ONLY
 from engram.control.private_file import NOT_ENCRYPTED
 from engram.control.wording import counted
 from engram.engine.rule_extractor import RuleExtractor
-from engram.gui import access_report
 from engram.gui.controllers.hub import Hub
 from engram.gui.summaries import erasure_summary
 from engram.gui.tasks import Task
@@ -121,8 +120,10 @@ class PersonActionsController(QObject):
         self._export_task = task
 
     def save_access_report(self) -> None:
-        """Write a readable PDF of everything kept about the person (the document support
-        staff hand over), owner-only, where the person chooses (documents folder first)."""
+        """Write the signed PDF of everything kept about the person (the document support
+        staff hand over), owner-only, where the person chooses (documents folder first).
+        It is built and printed in the background with progress; a lock or another
+        person stops it and nothing is written."""
         session = self.hub.session
         if session is None or self._report_task is not None:
             return
@@ -146,8 +147,11 @@ class PersonActionsController(QObject):
             self.report_saved.emit(str(written))
             self.hub.prompts.inform(
                 "Access report saved",
-                f"Everything kept about {person} is in {written}: notes, conversations, "
-                "suggested notes, the audit log, and the integrity and erasure status.\n\n"
+                f"Everything kept about {person} is in {written}: a summary, how to ask for "
+                "a correction or an erasure, every note with whom it was disclosed to and "
+                "its history, every conversation as kept, and the audit log.\n\n"
+                "It is signed by this store, so whoever keeps the store can check that a copy "
+                "came from here unaltered; its second page says how.\n\n"
                 "The file is not encrypted: anyone who can read it sees all of it. Only your "
                 "user account can open it; hand it over privately and delete your copy when "
                 "it is no longer needed.",
@@ -158,8 +162,9 @@ class PersonActionsController(QObject):
             self.hub.fail(message)
 
         self.hub.status(f"Writing {person}'s access report…", 60_000)
+        # The report runs in the jobs lane: the window stays usable, the strip shows it.
         task = self.hub.run(
-            lambda ctx: access_report.save_access_report(
+            lambda ctx: access_report_file.save_access_report(
                 session, path, ctx.progress, ctx.cancelled
             ),
             done,
@@ -169,8 +174,7 @@ class PersonActionsController(QObject):
         )
         task.progressed.connect(
             lambda done_, total: self.hub.status(
-                f"Writing {person}'s access report: checking integrity ({done_} of {total})…",
-                60_000,
+                f"Writing {person}'s access report: {100 * done_ // max(total, 1)}%…", 60_000
             )
         )
         self._report_task = task

@@ -1,0 +1,81 @@
+"""Writing a person's access report to a file: build it (control.access_report), print it
+in a child process (control.report_printing), sign every byte with the store's key
+(control.report_signature), write it owner-only and record it in the person's audit log.
+The inspector runs this in the background; `engram report` runs it in the foreground.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from engram.control.access_report import ReportCancelled, build_report
+from engram.control.export_record import publish_recorded
+from engram.control.private_file import PrivateFile
+from engram.control.report_printing import print_report
+from engram.control.report_signature import sign_report
+from engram.control.session import PersonSession
+from engram.model.progress import Progress
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Keep the cyclic garbage collector from running while a report is built: on 100,000
+    notes its full passes over the report's objects hold the interpreter — and so the
+    inspector's window — for a second at a time. Restored afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def signed_report_pdf(
+    session: PersonSession,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> bytes:
+    """Build, print and sign the report: the bytes of the file to hand over."""
+    report = build_report(session, None, _share(progress, 0), cancelled)
+    pdf = print_report(report, _share(progress, 1), cancelled)
+    del report  # a 100,000-note report's objects go before the collector comes back
+    return sign_report(pdf, session.store.info.id, session.store.signer)
+
+
+def _share(progress: Progress | None, phase: int) -> Progress | None:
+    """One phase's progress (0: gathering and checking, 1: printing) as half of all."""
+    if progress is None:
+        return None
+    report = progress
+
+    def scaled(done: int, total: int) -> None:
+        report((phase * 1000 + (1000 * done) // max(total, 1)) // 2, 1000)
+
+    return scaled
+
+
+def save_access_report(
+    session: PersonSession,
+    path: str,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Path | None:
+    """Build, print, sign and write the report to `path`, owner-only (0600), and record it
+    in the person's audit log. None, with nothing written or recorded, when `cancelled`
+    says stop (a lock came meanwhile)."""
+    stop = cancelled or (lambda: False)
+    with collector_paused():
+        try:
+            data = signed_report_pdf(session, progress, stop)
+        except ReportCancelled:
+            return None
+    if stop():
+        return None
+    with PrivateFile(path, "access report") as file:
+        file.write(data)
+        file.finish()
+        return publish_recorded(session, file, "access_report")
