@@ -513,6 +513,9 @@ def test_issue17_item6_tab_moves_on_return_confirms_and_a_cancel_says_so(
 
     def report(dialog: QWidget) -> None:
         seen["report"] = dialog.windowTitle()
+        # Found under openbox: under the report, "working…" stayed on while nothing worked,
+        # and the last person's note count stayed over an empty table.
+        seen["under the report"] = (w.busy_label.text(), w.filters.count.text())
         assert isinstance(dialog, QDialog)
         dialog.reject()
 
@@ -524,6 +527,7 @@ def test_issue17_item6_tab_moves_on_return_confirms_and_a_cancel_says_so(
     qtbot.waitUntil(lambda: "report" in seen, timeout=SIGNAL_TIMEOUT)
     wait_idle(qtbot, inspector)
     assert seen["report"] == "ines was erased"
+    assert seen["under the report"] == ("", "")
     assert modals.unexpected == []
 
 

@@ -227,7 +227,8 @@ class TaskRunner(QObject):
         self.job_pool = QThreadPool(self)
         self.job_pool.setMaxThreadCount(JOB_THREADS)
         self.collector = CollectorHold()
-        self._pending = 0
+        self._pending = 0  # queued, running, or delivering its result
+        self._working = 0  # queued or running: what the "working…" label shows
         self._jobs: list[Task] = []
 
     def run(
@@ -241,8 +242,13 @@ class TaskRunner(QObject):
         Queued tasks of a higher `priority` run first."""
         task = Task(fn, on_done, on_error or self.failed.emit, self)
         self._pending += 1
-        if self._pending == 1:
+        self._working += 1
+        if self._working == 1:
             self.busy_changed.emit(True)
+        # The label lets go when the function returns, before its result is delivered: a
+        # result that opens a dialog (an erasure's report) must not leave "working…" under
+        # it while nothing works (found under openbox).
+        task.on_over = self._interactive_over
         task.destroyed.connect(self._one_done)
         self.pool.start(_Runnable(task), priority)
         return task
@@ -311,10 +317,13 @@ class TaskRunner(QObject):
         return list(self._jobs)
 
     @Slot()
+    def _interactive_over(self, _task: Task) -> None:
+        self._working -= 1
+        if self._working == 0:
+            self.busy_changed.emit(False)
+
     def _one_done(self) -> None:
         self._pending -= 1
-        if self._pending == 0:
-            self.busy_changed.emit(False)
 
     @property
     def interactive_busy(self) -> bool:
