@@ -38,7 +38,7 @@ class Desk:
     def __init__(self, work: Path, out: Path) -> None:
         self.work, self.out = work, out
         self.store = work / "demo.engram"
-        self.display = ":%d" % (90 + os.getpid() % 100)
+        self.display = f":{90 + os.getpid() % 100}"
         self.env = {
             **os.environ,
             "DISPLAY": self.display,
