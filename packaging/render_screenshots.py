@@ -3,7 +3,8 @@
 Window scenes, at 1024x700 and 1920x1080, in the light and the dark palette, are named
 `<scene>-<size>[-dark].png`: welcome (first run, no recent stores), empty-store, main,
 as-of (time travel: the banner, the note as it stood, edits off), undo (right after
-Ctrl+Z), timeline, conversation-search, candidates, audience-preview. Dialogs keep their
+Ctrl+Z), timeline, conversation-search, candidates, audience-preview, jobs-strip (a verify
+in the status bar's jobs strip while the notes stay usable). Dialogs keep their
 own size and are named `<dialog>[-dark].png`: new-store, what-the-agent-saw,
 erasure-summary, erase-dialog; note-detail[-dark].png is the detail pane at 1920x1080.
 access-report-page1.png and access-report-page2.png are the first two pages (the summary;
@@ -24,6 +25,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -339,6 +341,44 @@ def note_detail(shots: Shots, dark: str) -> None:
     shots.save(detail.grab(QRect(0, 0, detail.width(), height)).toImage(), f"note-detail{dark}.png")
 
 
+def jobs_strip(shots: Shots, tag: str) -> None:
+    """The real Verify from the Person menu, in the jobs strip with its progress and
+    Cancel, while the notes stay usable. The demo verifies in milliseconds, so the rig
+    holds the real verify open at its end until the picture is taken."""
+    from engram.control import forensics
+
+    window = shots.window
+    window.tabs.setCurrentIndex(0)
+    release = threading.Event()
+    real = forensics.verify_store
+
+    def held(store: Any, progress: Any = None, cancelled: Any = None) -> Any:
+        report = real(store, progress, cancelled)
+        if progress is not None:
+            progress(7, 9)  # where the bar stands in the picture: most chains walked
+        release.wait(10)
+        return report
+
+    forensics.verify_store = held  # type: ignore[assignment]
+    try:
+        window.verify_action.trigger()
+        window.tabs.setCurrentIndex(0)  # Verify shows the Audit tab; the person goes back
+        model = window.notes_model  # a row chosen while the job runs (no settle: it waits)
+        rows = [
+            r for r in range(model.rowCount()) if model.index(r, 0).data() == "Lives in Grenoble."
+        ]
+        window.table.selectRow(rows[0])
+        end = time.monotonic() + 1.0  # the strip shows a job after 300 ms; the detail comes
+        while time.monotonic() < end:
+            shots.app.processEvents()
+            time.sleep(0.01)
+        shots.shoot(window, f"jobs-strip{tag}.png")
+    finally:
+        release.set()
+        forensics.verify_store = real  # type: ignore[assignment]
+    shots.settle(300)
+
+
 def erasure_dialogs(shots: Shots, dark: str, summary: str) -> None:
     """The typed confirmation an erasure needs, and the summary it ends with."""
     dialog = TypedConfirmDialog(
@@ -429,6 +469,7 @@ def rounds(
                 conversation_search,
                 candidates,
                 audience_preview,
+                jobs_strip,
                 undo,  # last: it changes the store
             ]
             for scene in scenes:
