@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from engram import __version__
 from engram.api import models
@@ -243,8 +244,10 @@ def install_refusals(app: FastAPI) -> None:
             if isinstance(cause, EngramError):  # too large, or stopped arriving
                 return refusal(status_of(cause), str(cause))
             return refusal(400, BODY_NOT_JSON)
-        if error.status_code == 405:
-            return refusal(405, f"{request.url.path} does not answer {request.method}.")
+        if error.status_code == 405:  # with the methods it does answer (RFC 9110 §15.5.6)
+            answer = refusal(405, f"{request.url.path} does not answer {request.method}.")
+            answer.headers["Allow"] = ", ".join(allowed_methods(request))
+            return answer
         return refusal(error.status_code, str(error.detail))
 
     @app.exception_handler(OperationalError)
@@ -263,6 +266,17 @@ def install_refusals(app: FastAPI) -> None:
     async def failed(request: Request, _: Exception) -> JSONResponse:
         log.exception("the API failed on %s %s", request.method, request.url.path)
         return refusal(500, "Something went wrong inside Engram; see its log.")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app answers at this path (Starlette's own 405 names
+    only the first route's, and GET and POST of one path are two routes here)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 def refusal(status: int, sentence: str) -> JSONResponse:
