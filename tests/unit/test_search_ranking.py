@@ -194,3 +194,16 @@ def test_issue18_item14_the_ranking_is_a_permutation_of_the_matches(
     assert sorted(i for i, _ in as_sets) == sorted(int(t[1:]) for t in matching)
     scores = [s for _, s in as_sets]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_issue18_item15_each_language_drops_its_own_stop_words() -> None:
+    assert terms("le chat et la souris", "french") == terms("chat souris", "french")
+    assert terms("der Hund und die Katze", "german") == terms("Hund Katze", "german")
+    assert terms("el perro y la casa", "spanish") == terms("perro casa", "spanish")
+    assert tokens("Je suis dans le TRAIN", "french") == ["train"]
+    # English keeps H1's own list, so conversation_find ranks English as it always did
+    assert tokens("what did the cat do") == ["cat"]
+    french = MessageIndex(
+        [Message("t0", 0, "Le chat dort."), Message("t1", 1, "Il a pris le train.")], "french"
+    )
+    assert [m.turn for m in french.find_relevant("le train", 25).matches] == ["t1"]

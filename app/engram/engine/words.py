@@ -1,8 +1,10 @@
 """What a "word" is for lexical search (H1) — pure, no I/O.
 
 A text's words are its tokens after Unicode normalisation (NFKC), case folding and accent
-folding, without stop words, each reduced by the Snowball stemmer (PyStemmer) of the
-conversation's language: English unless that language is known.
+folding, without the language's stop words (Snowball's lists, engine.stop_words; English
+keeps STOP_WORDS below), each reduced by the Snowball stemmer (PyStemmer) of the
+conversation's language: English unless that language is known. Han, Kana and Hangul runs
+are cut into character bigrams (issue 18 item 15).
 
 Accents are folded on Latin and Greek letters only: elsewhere a combining mark is part of
 the letter (Cyrillic й, the Devanagari nukta) and the language's stemmer expects it.
@@ -18,6 +20,8 @@ from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import Stemmer
+
+from engram.engine.stop_words import SNOWBALL_STOP_WORDS
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -266,14 +270,30 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(kept))
 
 
-def tokens(text: str) -> list[str]:
-    """The folded tokens of a text, stop words left out, in order (repeats kept)."""
+# each language's own stop words, folded as words are (issue 18 item 15); English, and any
+# language Snowball has no list for, keep STOP_WORDS
+_STOP_BY_LANGUAGE = {
+    language: frozenset(fold(word) for word in listed.split())
+    for language, listed in SNOWBALL_STOP_WORDS.items()
+}
+
+
+def stop_words(language: str = DEFAULT_LANGUAGE) -> frozenset[str]:
+    """The stop words of a language (its Snowball list; STOP_WORDS for English and any
+    language Snowball lists none for)."""
+    return _STOP_BY_LANGUAGE.get(_algorithm(language), STOP_WORDS)
+
+
+def tokens(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The folded tokens of a text, the language's stop words left out, in order (repeats
+    kept)."""
+    stop = stop_words(language)
     folded = fold(text)
     if folded.isascii():
         found = _WORD.findall(folded)
     else:
         found = _words(_MARKED_WORD.findall(folded))
-    return [w for w in found if w not in STOP_WORDS]
+    return [w for w in found if w not in stop]
 
 
 class _Stemmers(threading.local):
@@ -351,10 +371,11 @@ class _Terms(Generic[K]):
     so a stream of words that never repeat (numbers, names) cannot evict the common ones.
     """
 
-    __slots__ = ("algorithm", "known", "older", "word")
+    __slots__ = ("algorithm", "known", "older", "stop", "word")
 
     def __init__(self, algorithm: str, word: Callable[[K], str]) -> None:
         self.algorithm = algorithm
+        self.stop = stop_words(algorithm)
         self.known: dict[K, str] = {}  # plain dicts: set(map(dict.get, ...)) stays in C
         self.older: dict[K, str] = {}
         self.word: Callable[[K], str] = word  # a token's folded word
@@ -374,7 +395,7 @@ class _Terms(Generic[K]):
         term = self.older.get(token)
         if term is None:
             word = self.word(token)
-            if word in STOP_WORDS:
+            if word in self.stop:
                 term = _STOP
             else:
                 term = _stemmers.of(self.algorithm).stemWord(word)
