@@ -310,7 +310,9 @@ def main() -> None:
         fair, _ = tally.recall("fair-bm25", k, HEADLINE)
         shipped, _ = tally.recall("engram", k, HEADLINE)
         # a Verdict passes when measured / baseline <= target: fair BM25's recall over ours
-        verdict = Verdict(f"Engram BM25 >= fair FTS5 BM25 at recall@{k} (cat 1-4)", fair, ours, 1.0, "")
+        verdict = Verdict(
+            f"Engram BM25 >= fair FTS5 BM25 at recall@{k} (cat 1-4)", fair, ours, 1.0, ""
+        )
         verdicts.append(verdict)
         print(
             f"   target {verdict.name}: Engram BM25 {pct(ours)}, fair FTS5 {pct(fair)} "

@@ -16,9 +16,9 @@ the conversation the store is bound to (S3).
 - Values: {"content": text, "kind": kind, "scope": scope}; a put gives the content, and a
   kind or scope where it wants one (a new note is private, `unspecified`, by default).
 - Search: memory_search's (BM25, then the ranking; the item's score is its BM25 score;
-  without a query the ranking alone), over the best-ranked notes the audience may see; `filter` matches value fields
-  by equality ($eq, $ne); `limit` and `offset` page. Items handed out by a search or a get
-  are recorded in the usage ledger, as memory_search's are.
+  without a query the ranking alone), over the best-ranked notes the audience may see;
+  `filter` matches value fields by equality ($eq, $ne); `limit` and `offset` page. Items
+  handed out by a search or a get are recorded in the usage ledger, as memory_search's are.
 - Writes (control.agent_writes): the agent's configuration decides, as on every face —
   remember off refuses new notes, learning mode suggest makes candidates for review, an
   existing key makes a new version (C5), a delete closes the note (C2) — and the agent is

@@ -1,9 +1,10 @@
 """Each language's own stop words (issue 18 item 15): Snowball's lists, as published.
 
 Source: the Snowball project's stop word lists, algorithms/<language>/stop.txt in
-https://github.com/snowballstem/snowball-website (commit a5c23fcf6cb8c34f450d5080d888e65bc4681c1b), the first word of
-each line, comments dropped; English keeps H1's own list (engine.words.STOP_WORDS), so
-conversation_find ranks English as it always has.
+https://github.com/snowballstem/snowball-website (commit
+a5c23fcf6cb8c34f450d5080d888e65bc4681c1b), every word of each line, comments dropped.
+English keeps H1's own list (engine.words.STOP_WORDS), so conversation_find ranks English
+as it always has.
 
 Copyright (c) 2001, Dr Martin Porter; Copyright (c) 2002, Richard Boulton. All rights
 reserved. Redistributed under the 3-clause BSD licence of the Snowball project:

@@ -99,6 +99,8 @@ def _word_spans(text: str) -> list[tuple[int, int]]:
         else:
             spans.append(found.span())
     return spans
+
+
 STOP_WORDS = frozenset(
     [
         "a",
