@@ -19,7 +19,10 @@ Compared on exactly the same turns and questions, in the same run:
     tokens each quoted and OR-ed, ranked by bm25() (ties: newest first);
   - fair BM25: the same FTS5 table, with the question's stop words removed as the shipped
     rule removes them (engine.words.tokens: folded, engine.words.STOP_WORDS left out), so
-    "what/when/did" no longer match half the turns (issue 18 item 13).
+    "what/when/did" no longer match half the turns (issue 18 item 13);
+  - bm25s, when it can be imported (it is no dependency: install it apart, e.g.
+    `pip install --target /tmp/bm25s-pkgs bm25s` and PYTHONPATH=/tmp/bm25s-pkgs), with its
+    defaults, H1's stop words and the English Snowball stemmer; left out otherwise.
 Each system is asked for 25 results once; recall@5 and @10 read the first 5 and 10
 (find_relevant sorts every match before cutting, so its first k of 25 are exactly its
 answer with limit k). The targets, over categories 1-4: Engram BM25 at or above fair BM25
@@ -41,14 +44,21 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from _bench import LOCOMO, Verdict, finish, fmt_time, header, parser, table
 
 from engram.engine.history_search import Message, MessageIndex
-from engram.engine.words import tokens
+from engram.engine.words import STOP_WORDS, tokens
+
+try:  # optional: a peer to compare with, never a dependency
+    import bm25s
+    import Stemmer
+except ImportError:
+    bm25s = None
 
 TOP = 5
 DEPTHS = (TOP, 10, 25)
@@ -61,20 +71,23 @@ CATEGORIES = {
     5: "adversarial",
 }
 HEADLINE = (1, 2, 3, 4)
-SYSTEMS = ("engram", "engram-oldest", "engram-bm25", "bm25", "fair-bm25")
+SYSTEMS = ("engram", "engram-oldest", "engram-bm25", "bm25", "fair-bm25", "bm25s")
 LABELS = {
     "engram": "Engram find_relevant (H1, ties newest first, as shipped for conversation_find)",
     "engram-oldest": "Engram find_relevant, ties oldest first",
     "engram-bm25": "Engram find_best (BM25 over the postings: person-wide search)",
     "bm25": "SQLite FTS5 bm25 (porter unicode61, OR of quoted tokens, stop words kept)",
     "fair-bm25": "SQLite FTS5 bm25, the query's stop words removed as H1 removes them",
+    "bm25s": "bm25s (its defaults: Lucene BM25, k1 1.5, b 0.75), H1's stop words, Snowball",
 }
+SHOWN = SYSTEMS if bm25s is not None else SYSTEMS[:-1]
 HEADS = {
     "engram": "H1",
     "engram-oldest": "H1 oldest",
     "engram-bm25": "Engram BM25",
     "bm25": "FTS5",
     "fair-bm25": "fair FTS5",
+    "bm25s": "bm25s",
 }
 _SESSION = re.compile(r"session_(\d+)")
 _EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
@@ -200,6 +213,28 @@ def bm25_search(
     return [turns[row[0]].turn for row in rows]
 
 
+def bm25s_searcher(turns: Sequence[Message]) -> Callable[[str], list[str]] | None:
+    """bm25s over the turns (H1's stop words, English Snowball), or None without bm25s."""
+    if bm25s is None:
+        return None
+    stemmer = Stemmer.Stemmer("english")
+    stop = sorted(STOP_WORDS)
+
+    def tokenized(texts: list[str]) -> Any:
+        return bm25s.tokenize(texts, stopwords=stop, stemmer=stemmer, show_progress=False)
+
+    retriever = bm25s.BM25()
+    retriever.index(tokenized([m.text for m in turns]), show_progress=False)
+
+    def search(text: str) -> list[str]:
+        found, scores = retriever.retrieve(
+            tokenized([text]), k=min(DEEP, len(turns)), show_progress=False
+        )
+        return [turns[int(d)].turn for d, s in zip(found[0], scores[0], strict=True) if s > 0]
+
+    return search
+
+
 def evaluate(samples: Sequence[Sample]) -> Tally:
     tally = Tally()
     for sample in samples:
@@ -207,6 +242,7 @@ def evaluate(samples: Sequence[Sample]) -> Tally:
         index = MessageIndex(turns)
         oldest_first = MessageIndex(Message(m.turn, -m.position, m.text) for m in turns)
         db = fts_table(turns)
+        peer = bm25s_searcher(turns)
         for question in sample.questions:
             tally.asked[question.category] = tally.asked.get(question.category, 0) + 1
             start = time.perf_counter()
@@ -237,6 +273,10 @@ def evaluate(samples: Sequence[Sample]) -> Tally:
                 "bm25": bm25,
                 "fair-bm25": fair,
             }
+            if peer is not None:
+                start = time.perf_counter()
+                ranked_by["bm25s"] = peer(question.text)
+                tally.seconds["bm25s"] += time.perf_counter() - start
             for system, ranked in ranked_by.items():
                 tally.count(system, question.category, ranked, question.evidence)
         db.close()
@@ -258,23 +298,25 @@ def report(tally: Tally) -> None:
     for k in DEPTHS:
         rows = []
         for name, categories in groups:
-            recall = {s: tally.recall(s, k, categories)[0] for s in SYSTEMS}
+            recall = {s: tally.recall(s, k, categories)[0] for s in SHOWN}
             asked = tally.recall("engram", k, categories)[1]
             gap = recall["engram-bm25"] - recall["fair-bm25"]
             rows.append(
-                [name, str(asked), *(pct(recall[s]) for s in SYSTEMS), f"{gap * 100:+.1f} pp"]
+                [name, str(asked), *(pct(recall[s]) for s in SHOWN), f"{gap * 100:+.1f} pp"]
             )
         print()
         print(f"-- recall@{k}{' (the tool maximum)' if k == DEEP else ''}")
         print(
             table(
-                ["questions", "n", *(HEADS[s] for s in SYSTEMS), "Engram BM25 - fair FTS5"],
+                ["questions", "n", *(HEADS[s] for s in SHOWN), "Engram BM25 - fair FTS5"],
                 rows,
             )
         )
     asked = sum(tally.asked.values())
     print()
-    for system in SYSTEMS:
+    if bm25s is None:
+        print("   bm25s: not installed, not compared")
+    for system in SHOWN:
         print(
             f"   {LABELS[system]}: {fmt_time(tally.seconds[system] / asked)} per question, "
             f"no match for {tally.no_match[system]} question(s)"
