@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 # Anserini's (and Pyserini's) defaults for BM25, k1 = 0.9 and b = 0.4: taken as published,
 # not tuned here. On LoCoMo (tests/perf/eval_locomo.py) the textbook 1.2 / 0.75 ranked
@@ -37,23 +37,36 @@ def length_norm(length: int, average: float) -> float:
 
 
 def scores(
-    postings: Iterable[tuple[float, Iterable[int]]],
+    postings: Iterable[tuple[float, Sequence[int]]],
     length: Callable[[int], int],
     average: float,
 ) -> dict[int, float]:
     """Each document's BM25 score from (idf, documents holding the term) per query term."""
-    summed: dict[int, float] = {}
+    # the longest postings first, taken whole by dict.fromkeys (in C); the shorter ones are
+    # added one by one: a person-wide search meets tens of thousands of candidates
+    ordered = sorted(postings, key=lambda posting: -len(posting[1]))
+    if not ordered:
+        return {}
+    weight, holders = ordered[0]
+    summed: dict[int, float] = dict.fromkeys(holders, weight)
     get = summed.get
-    for weight, holders in postings:
+    for weight, holders in ordered[1:]:
         for document in holders:
             summed[document] = get(document, 0.0) + weight
-    return {d: s * length_norm(length(d), average) for d, s in summed.items()}
+    norms: dict[int, float] = {}  # by length: lengths repeat, few distinct ones
+    scored: dict[int, float] = {}
+    for document, total in summed.items():
+        size = length(document)
+        norm = norms.get(size)
+        if norm is None:
+            norm = norms[size] = length_norm(size, average)
+        scored[document] = total * norm
+    return scored
 
 
-def best(scored: Mapping[int, float], count: int) -> list[int]:
-    """The `count` best documents, ties to the higher key (the newer message, or the
-    better-ranked note when keys are negated ranks)."""
-    return [d for _, d in heapq.nlargest(count, ((s, d) for d, s in scored.items()))]
+def best(scored: dict[int, float], count: int) -> list[int]:
+    """The `count` best documents, ties to the higher key (the newer message)."""
+    return [d for _, d in heapq.nlargest(count, zip(scored.values(), scored.keys(), strict=True))]
 
 
 def rank_sets(query: Collection[str], documents: list[frozenset[str]]) -> list[tuple[int, float]]:
