@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import Stemmer
 
+from engram.engine.cjk_segments import CJK_RUN, cut_cjk, segments
 from engram.engine.stop_words import SNOWBALL_STOP_WORDS
 
 if TYPE_CHECKING:
@@ -47,55 +48,14 @@ def _marks() -> str:
 
 _MARKED_WORD = re.compile(f"(?:[^\\W_]|[{_marks()}])+")
 
-# Han, Kana and Hangul (issue 18 item 15): these scripts write no spaces between words, so
-# a run of them is no word. With no word-break dictionary installed (PyICU is not), a run
-# is cut into overlapping character bigrams, as Lucene's CJK analyser does; a run of one
-# character is that character. A query's bigrams then meet the same bigrams in a text:
-# "海淀区" is 海淀 + 淀区, both found in "我住在北京海淀区".
-_CJK = (
-    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff\uff66-\uff9f"
-    "\U00020000-\U0003134f"
-)
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-
-
-def _segments(word: str) -> list[tuple[int, int]]:
-    """Where a regex word's pieces are: itself, or, if it holds Han, Kana or Hangul, its
-    other runs whole and each CJK run as bigrams (a lone character stays one piece)."""
-    pieces: list[tuple[int, int]] = []
-    at = 0
-    for run in _CJK_RUN.finditer(word):
-        start, end = run.span()
-        if start > at:
-            pieces.append((at, start))
-        pieces.extend((i, i + 2) for i in range(start, end - 1))
-        if end - start == 1:
-            pieces.append((start, end))
-        at = end
-    if at < len(word):
-        pieces.append((at, len(word)))
-    return pieces
-
-
-def _words(found: list[str]) -> list[str]:
-    """Regex words with their CJK runs cut into bigrams."""
-    cut: list[str] = []
-    for word in found:
-        if _CJK_RUN.search(word):
-            cut.extend(word[a:b] for a, b in _segments(word))
-        else:
-            cut.append(word)
-    return cut
-
 
 def _word_spans(text: str) -> list[tuple[int, int]]:
-    """Where each word of an unfolded text is, CJK runs as bigrams (see `_words`)."""
+    """Where each word of an unfolded text is, CJK runs as bigrams (engine.cjk_segments)."""
     spans: list[tuple[int, int]] = []
     for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text):
         start = found.start()
-        if _CJK_RUN.search(found.group()):
-            spans.extend((start + a, start + b) for a, b in _segments(found.group()))
+        if CJK_RUN.search(found.group()):
+            spans.extend((start + a, start + b) for a, b in segments(found.group()))
         else:
             spans.append(found.span())
     return spans
@@ -294,7 +254,7 @@ def tokens(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     if folded.isascii():
         found = _WORD.findall(folded)
     else:
-        found = _words(_MARKED_WORD.findall(folded))
+        found = cut_cjk(_MARKED_WORD.findall(folded))
     return [w for w in found if w not in stop]
 
 
@@ -443,7 +403,7 @@ def terms(text: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
     folded = fold(text)
     if folded.isascii():
         return caches.other.of(_WORD.findall(folded))
-    return caches.other.of(_words(_MARKED_WORD.findall(folded)))
+    return caches.other.of(cut_cjk(_MARKED_WORD.findall(folded)))
 
 
 def find_word(text: str, wanted: Collection[str], language: str = DEFAULT_LANGUAGE) -> Span:
