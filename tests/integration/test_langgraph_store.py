@@ -84,7 +84,8 @@ def test_item4_put_get_search_delete_round_trip_C5_C2(store: Store) -> None:
     assert len(memory_control.show_note(_session(store), note.note.id)["versions"]) == 2
 
     (found,) = memory.search(ROOT, query="where does she live in lyon")
-    assert found.key == key_of(note.note.id) and found.score == 2.0  # live, lyon
+    # the BM25 score of the one note holding "live" and "lyon" (issue 18 item 14)
+    assert found.key == key_of(note.note.id) and found.score is not None and found.score > 0
     assert memory.get(ROOT, found.key) is not None  # a listing's key names the note too
 
     memory.delete(ROOT, "home")  # C2: closed, the record stays

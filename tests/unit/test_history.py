@@ -215,7 +215,8 @@ def test_person_wide_search_spans_conversations_and_skips_excised(store: Store) 
     append_turn(store, other.id, role="user", author=PersonId("zed"), text="ferry for zed")
     index = PersonIndex.build(store, ANA)
     hits, more = index.search("ferries")
-    assert [(h.conversation, h.turn) for h in hits] == [(second, turns_b[0]), (first, turns_a[0])]
+    # BM25 (issue 18 item 14): the same one word matched, the shorter message first
+    assert [(h.conversation, h.turn) for h in hits] == [(first, turns_a[0]), (second, turns_b[0])]
     assert more is False
     assert index.search("SECRETPRICE", "pattern")[0] == []
     index.add(first, "t_long", "a" * 5000 + "b")
@@ -254,18 +255,19 @@ def test_H1_H3_every_match_says_turn_or_tool_result_and_its_id_reads(store: Stor
                 )
                 assert "sleet" in read["result"]
     hits, _ = PersonIndex.build(store, ANA).search("oslo")
+    # BM25 (issue 18 item 14): the same one word matched, the shorter message first
     assert [h.to_json() for h in hits] == [
-        {
-            "conversation": conversation,
-            "kind": "tool_result",
-            "call_id": call,
-            "excerpt": "Oslo: 3 degrees and sleet",
-        },
         {
             "conversation": conversation,
             "kind": "turn",
             "turn_id": turns[0],
             "excerpt": "What is the weather in Oslo?",
+        },
+        {
+            "conversation": conversation,
+            "kind": "tool_result",
+            "call_id": call,
+            "excerpt": "Oslo: 3 degrees and sleet",
         },
     ]
 

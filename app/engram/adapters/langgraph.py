@@ -15,10 +15,10 @@ the conversation the store is bound to (S3).
   a caller chose keeps naming the note it put, through its new versions.
 - Values: {"content": text, "kind": kind, "scope": scope}; a put gives the content, and a
   kind or scope where it wants one (a new note is private, `unspecified`, by default).
-- Search: memory_search's (words in common, then the ranking; without a query the ranking
-  alone), over the best-ranked notes the audience may see; `filter` matches value fields
-  by equality ($eq, $ne); `limit` and `offset` page. Items handed out by a search or a get
-  are recorded in the usage ledger, as memory_search's are.
+- Search: memory_search's (BM25, then the ranking; the item's score is its BM25 score;
+  without a query the ranking alone), over the best-ranked notes the audience may see;
+  `filter` matches value fields by equality ($eq, $ne); `limit` and `offset` page. Items
+  handed out by a search or a get are recorded in the usage ledger, as memory_search's are.
 - Writes (control.agent_writes): the agent's configuration decides, as on every face —
   remember off refuses new notes, learning mode suggest makes candidates for review, an
   existing key makes a new version (C5), a delete closes the note (C2) — and the agent is
@@ -274,14 +274,14 @@ class EngramStore(BaseStore):
                 "without them."
             )
         rows = [
-            (words, shown)
-            for words, shown in found
+            (score, shown)
+            for score, shown in found
             if shown.note.kind in kinds and _matches(op.filter, _value(shown))
         ]
         page = rows[op.offset : op.offset + op.limit]
         self._used(shared, [shown.note.id for _, shown in page])
         items = []
-        for words, shown in page:
+        for score, shown in page:
             created, updated = _times(shown.note)
             items.append(
                 SearchItem(
@@ -290,7 +290,7 @@ class EngramStore(BaseStore):
                     value=_value(shown),
                     created_at=created,
                     updated_at=updated,
-                    score=float(words) if query else None,
+                    score=score if query else None,
                 )
             )
         return items

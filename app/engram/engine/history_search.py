@@ -5,6 +5,9 @@ Relevance: the score is the number of the query's words a message contains, coun
 only words that are not common in the messages searched; ties go to the newer message.
 What a word is (folding, stop words, the Snowball stemmer of the conversation's language)
 is `engine.words`.
+
+Best match (`MessageIndex.find_best`, issue 18 item 14): BM25 (`engine.bm25`) over the same
+postings, for the searches no seed rule binds (the inspector's person-wide search).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from engram.engine import bm25
 from engram.engine.words import DEFAULT_LANGUAGE, find_word, terms
 
 DEFAULT_LIMIT = 5
@@ -93,13 +97,16 @@ class MessageIndex:
     Terms are stemmed in the index's `language` (a Snowball algorithm name).
     """
 
-    __slots__ = ("_messages", "_postings", "language")
+    __slots__ = ("_lengths", "_messages", "_postings", "_total_length", "language")
 
     def __init__(self, messages: Iterable[Message] = (), language: str = DEFAULT_LANGUAGE) -> None:
         self.language = language
         self._messages: dict[int, Message] = {}
         # term -> its postings (above): building is the hot path, removal (an excision) rare
         self._postings: defaultdict[str, bytearray] = defaultdict(bytearray)
+        # a message's number of distinct terms, and their sum: BM25's document lengths
+        self._lengths: dict[int, int] = {}
+        self._total_length = 0
         for message in messages:
             self.add(message)
 
@@ -114,7 +121,10 @@ class MessageIndex:
         self._messages[position] = message
         packed = _POSITION.pack(position)
         postings = self._postings
-        for term in terms(message.text, self.language):
+        held = terms(message.text, self.language)
+        self._lengths[position] = len(held)
+        self._total_length += len(held)
+        for term in held:
             postings[term].extend(packed)
 
     def remove(self, position: int) -> None:
@@ -122,6 +132,7 @@ class MessageIndex:
         message = self._messages.pop(position, None)
         if message is None:
             return
+        self._total_length -= self._lengths.pop(position)
         for term in terms(message.text, self.language):
             holders = _positions(self._postings[term])
             holders.remove(position)
@@ -175,6 +186,30 @@ class MessageIndex:
             for message in (self._messages[position],)
         )
         return _result(matches, len(scores) > count)
+
+    def find_best(self, query: str, limit: int | None) -> FindResult:
+        """Best match first by BM25 over the query's words (no H1 common-word rule: the
+        weights tell common words from rare ones), newer first on ties; a match's score
+        is the number of query words it holds."""
+        wanted = {t for t in terms(query, self.language) if t in self._postings}
+        searched = len(self._messages)
+        postings = [(t, _positions(self._postings[t])) for t in wanted]
+        scored = bm25.scores(
+            ((bm25.idf(len(held), searched), held) for _, held in postings),
+            self._lengths.__getitem__,
+            self._total_length / searched if searched else 0.0,
+        )
+        count = clamp(limit)
+        matches = tuple(
+            Match(
+                message.turn,
+                len(terms(message.text, self.language) & wanted),
+                word_excerpt(message.text, wanted, self.language),
+            )
+            for position in bm25.best(scored, count)
+            for message in (self._messages[position],)
+        )
+        return _result(matches, len(scored) > count)
 
 
 def find_relevant(

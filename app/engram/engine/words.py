@@ -1,8 +1,10 @@
 """What a "word" is for lexical search (H1) — pure, no I/O.
 
 A text's words are its tokens after Unicode normalisation (NFKC), case folding and accent
-folding, without stop words, each reduced by the Snowball stemmer (PyStemmer) of the
-conversation's language: English unless that language is known.
+folding, without the language's stop words (Snowball's lists, engine.stop_words; English
+keeps STOP_WORDS below), each reduced by the Snowball stemmer (PyStemmer) of the
+conversation's language: English unless that language is known. Han, Kana and Hangul runs
+are cut into character bigrams (issue 18 item 15).
 
 Accents are folded on Latin and Greek letters only: elsewhere a combining mark is part of
 the letter (Cyrillic й, the Devanagari nukta) and the language's stemmer expects it.
@@ -18,6 +20,9 @@ from itertools import filterfalse
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import Stemmer
+
+from engram.engine.cjk_segments import CJK_RUN, cut_cjk, segments
+from engram.engine.stop_words import SNOWBALL_STOP_WORDS
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -42,6 +47,20 @@ def _marks() -> str:
 
 
 _MARKED_WORD = re.compile(f"(?:[^\\W_]|[{_marks()}])+")
+
+
+def _word_spans(text: str) -> list[tuple[int, int]]:
+    """Where each word of an unfolded text is, CJK runs as bigrams (engine.cjk_segments)."""
+    spans: list[tuple[int, int]] = []
+    for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text):
+        start = found.start()
+        if CJK_RUN.search(found.group()):
+            spans.extend((start + a, start + b) for a, b in segments(found.group()))
+        else:
+            spans.append(found.span())
+    return spans
+
+
 STOP_WORDS = frozenset(
     [
         "a",
@@ -213,11 +232,30 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(kept))
 
 
-def tokens(text: str) -> list[str]:
-    """The folded tokens of a text, stop words left out, in order (repeats kept)."""
+# each language's own stop words, folded as words are (issue 18 item 15); English, and any
+# language Snowball has no list for, keep STOP_WORDS
+_STOP_BY_LANGUAGE = {
+    language: frozenset(fold(word) for word in listed.split())
+    for language, listed in SNOWBALL_STOP_WORDS.items()
+}
+
+
+def stop_words(language: str = DEFAULT_LANGUAGE) -> frozenset[str]:
+    """The stop words of a language (its Snowball list; STOP_WORDS for English and any
+    language Snowball lists none for)."""
+    return _STOP_BY_LANGUAGE.get(_algorithm(language), STOP_WORDS)
+
+
+def tokens(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The folded tokens of a text, the language's stop words left out, in order (repeats
+    kept)."""
+    stop = stop_words(language)
     folded = fold(text)
-    found = (_WORD if folded.isascii() else _MARKED_WORD).findall(folded)
-    return [w for w in found if w not in STOP_WORDS]
+    if folded.isascii():
+        found = _WORD.findall(folded)
+    else:
+        found = cut_cjk(_MARKED_WORD.findall(folded))
+    return [w for w in found if w not in stop]
 
 
 class _Stemmers(threading.local):
@@ -295,10 +333,11 @@ class _Terms(Generic[K]):
     so a stream of words that never repeat (numbers, names) cannot evict the common ones.
     """
 
-    __slots__ = ("algorithm", "known", "older", "word")
+    __slots__ = ("algorithm", "known", "older", "stop", "word")
 
     def __init__(self, algorithm: str, word: Callable[[K], str]) -> None:
         self.algorithm = algorithm
+        self.stop = stop_words(algorithm)
         self.known: dict[K, str] = {}  # plain dicts: set(map(dict.get, ...)) stays in C
         self.older: dict[K, str] = {}
         self.word: Callable[[K], str] = word  # a token's folded word
@@ -318,7 +357,7 @@ class _Terms(Generic[K]):
         term = self.older.get(token)
         if term is None:
             word = self.word(token)
-            if word in STOP_WORDS:
+            if word in self.stop:
                 term = _STOP
             else:
                 term = _stemmers.of(self.algorithm).stemWord(word)
@@ -362,15 +401,17 @@ def terms(text: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
     if text.isascii():
         return caches.ascii.of(text.encode("ascii").translate(_ASCII_FOLD).split())
     folded = fold(text)
-    return caches.other.of((_WORD if folded.isascii() else _MARKED_WORD).findall(folded))
+    if folded.isascii():
+        return caches.other.of(_WORD.findall(folded))
+    return caches.other.of(cut_cjk(_MARKED_WORD.findall(folded)))
 
 
 def find_word(text: str, wanted: Collection[str], language: str = DEFAULT_LANGUAGE) -> Span:
     """Where the first word of an unfolded text among the `wanted` terms starts and ends."""
     stemmed = _stemmer(language)
-    for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text):
-        if stemmed(fold(found.group())) in wanted:
-            return found.span()
+    for start, end in _word_spans(text):
+        if stemmed(fold(text[start:end])) in wanted:
+            return start, end
     return None
 
 
@@ -380,11 +421,7 @@ def word_spans(
     """Where every word of an unfolded text whose stem is among the `wanted` terms starts
     and ends (to highlight what a relevance search matched)."""
     stemmed = _stemmer(language)
-    return [
-        found.span()
-        for found in (_WORD if text.isascii() else _MARKED_WORD).finditer(text)
-        if stemmed(fold(found.group())) in wanted
-    ]
+    return [(a, b) for a, b in _word_spans(text) if stemmed(fold(text[a:b])) in wanted]
 
 
 def language_named(text: str | None) -> str | None:

@@ -1,7 +1,8 @@
 """The typed memory tools an agent may be given (P2, P3, W6, W7).
 
 - `memory_search`: the notes this conversation's audience may receive (S1-S3) that share
-  words with the query, best first; each use is recorded like assembly's.
+  words with the query, best match first (BM25, issue 18 item 14); each use is recorded
+  like assembly's.
 - `memory_remember` and `memory_update_item`: never written directly. They become pending
   candidates a person must approve (W6), attributed to the host's person and conversation.
 - `memory_forget`: takes one of those visible notes out of active retrieval; the record
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from engram.engine import bm25
 from engram.engine.assembly import TextNote
 from engram.engine.extraction import MAX_PROPOSAL_CHARS
 from engram.engine.history_search import clamp
@@ -211,8 +213,8 @@ def search(store: Store, attribution: Attribution, query: str, limit: int | None
 def find_items(
     store: Store, person: PersonId, audience: Audience, query: str, limit: int | None
 ) -> dict[str, Any]:
-    """Notes `audience` may receive (S1-S3) sharing words with the query: most words
-    first, then ranking; 5 by default, 25 at most."""
+    """Notes `audience` may receive (S1-S3) sharing words with the query: best match
+    first (BM25), then ranking; 5 by default, 25 at most."""
     found = matching_notes(store, person, audience, query)
     if found is None:
         return {"items": [], "error": "memory could not be read just now; go on without it"}
@@ -226,11 +228,12 @@ def find_items(
 
 def matching_notes(
     store: Store, person: PersonId, audience: Audience, query: str | None
-) -> list[tuple[int, TextNote]] | None:
-    """Every note `audience` may receive (S1-S3) that shares words with the query, with how
-    many, most first, then in ranking order; with no query, all of them in ranking order
-    (0 words each). Only the best-ranked notes are looked through (search_pool). None when
-    memory could not be read (R2: never an empty answer)."""
+) -> list[tuple[float, TextNote]] | None:
+    """Every note `audience` may receive (S1-S3) that shares words with the query, with its
+    BM25 score, best first, then in ranking order (no seed rule binds this search, so it
+    ranks by the best lexical measure we have: issue 18 item 14); with no query, all of
+    them in ranking order (score 0). Only the best-ranked notes are looked through
+    (search_pool). None when memory could not be read (R2: never an empty answer)."""
     wanted = None if query is None else terms(query)
     if wanted is not None and not wanted:
         raise InvalidInput("Give some words to look for.")
@@ -238,10 +241,9 @@ def matching_notes(
     if pool is None:
         return None
     if wanted is None:
-        return [(0, n.item) for n in pool]
-    scored = [(len(wanted & n.words), rank, n.item) for rank, n in enumerate(pool)]
-    best = sorted((s for s in scored if s[0]), key=lambda s: (-s[0], s[1]))
-    return [(count, item) for count, _, item in best]
+        return [(0.0, n.item) for n in pool]
+    ranked = bm25.rank_sets(wanted, [n.words for n in pool])
+    return [(score, pool[rank].item) for rank, score in ranked]
 
 
 def propose(

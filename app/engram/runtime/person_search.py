@@ -85,13 +85,15 @@ class PersonIndex:
     def search(
         self, query: str, mode: str = "relevance", limit: int | None = 25
     ) -> tuple[list[PersonHit], bool]:
-        """Relevance (counted from the postings, never re-read) or a bounded pattern."""
+        """Relevance or a bounded pattern. No seed rule binds this search (H1 is
+        conversation_find's), so relevance ranks by BM25 over the postings (issue 18 item
+        14)."""
         if mode == "pattern":
             result = pattern_search.find(
                 self.index.messages(), query, limit, PERSON_PATTERN_BUDGET_S
             )
         else:
-            result = self.index.find_relevant(query, limit)
+            result = self.index.find_best(query, limit)
         hits = [
             PersonHit(self.where[m.turn], m.turn, m.excerpt, self.kinds.get(m.turn, TURN))
             for m in result.matches
