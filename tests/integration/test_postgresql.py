@@ -48,7 +48,7 @@ def test_demo_verify_delete_and_erase_on_postgresql(postgres_url: str, tmp_path:
         first = conversations_of(store, PersonId("sam"))[0]
         result = delete_conversation(sam, first.id)
         assert result.done and result.report["raw_file_scan"]["found"] == 0
-        report = erase_person(PersonSession.open(store, "maya"), "maya")
+        report = erase_person(PersonSession.open(store, "maya"), "maya").to_json()
         assert "person:maya" in report["keys_destroyed"]
         check = verify(store)
         assert check.ok, check.problems
@@ -145,7 +145,7 @@ def test_issue9_item5_C3_an_erased_administrator_is_renamed_on_postgresql(
         _, key = api_keys.create_key(store, "ci", person)
         ensure_person(store, person)
         notes.add_note(PersonSession.open(store, person), "likes tea", Kind.FACT, Scope.DIRECT)
-        report = erase_person(PersonSession.open(store, person), person)
+        report = erase_person(PersonSession.open(store, person), person).to_json()
         assert report["pseudonymized_rows"] == 4
         check = verify(store)
         assert check.ok, check.problems
