@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from engram.control.wording import counted, listed, verb
+from engram.control.wording import counted, verb
 
 # What finishes an erasure whose bytes are still in the files: the same advice as the
 # erase's own failure and verify's problem (store/pending_erasure).
@@ -192,7 +192,7 @@ class ErasureReport:
             return FINISH_ADVICE[:1].upper() + FINISH_ADVICE[1:] + "."
         if not self.clear_ids_in_old_rows:
             return ""
-        where = listed(
+        where = "; ".join(
             _clear_rows(table, count)
             for table, count in sorted(self.clear_id_rows.items())
             if count
