@@ -186,3 +186,38 @@ def test_issue9_item2_rows_the_ledger_does_not_vouch_for_are_refused_on_postgres
             agents.agent_config(store, "helper")
     finally:
         store.close()
+
+
+def _shape(value: Any) -> Any:
+    """A JSON value's keys, all the way down (lists by their first item)."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(value[0])] if value and isinstance(value[0], dict) else []
+    return None
+
+
+def test_issue18_item9_the_reports_have_one_shape_on_sqlite_and_postgresql(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The erasure report and the verify report are one typed value with one JSON shape,
+    whatever the backend: a server database's scan looked for nothing and says why."""
+    erased: list[dict[str, Any]] = []
+    verified: list[dict[str, Any]] = []
+    for url in (str(tmp_path / "file.engram"), postgres_url):
+        store = Store.create(url, passphrase=PASSPHRASE)
+        try:
+            start_conversation(store, [PersonId("maya"), PersonId("sam")])
+            notes.add_note(PersonSession.open(store, "maya"), "likes tea", Kind.FACT, Scope.DIRECT)
+            report = erase_person(PersonSession.open(store, "maya", "staff:pg"), "maya")
+            assert report.held, report.sentence()
+            erased.append(report.to_json())
+            verified.append(forensics.verify_store(store).to_json())
+        finally:
+            store.close()
+    on_file, on_server = erased
+    assert _shape(on_file) == _shape(on_server)
+    assert "looked_for" in on_server["raw_file_scan"] and on_server["raw_file_scan"]["note"]
+    assert on_server["sentence"].startswith("The erasure held: every key")
+    assert _shape(verified[0]) == _shape(verified[1])
+    assert verified[0]["verdict"] == verified[1]["verdict"] == "intact"

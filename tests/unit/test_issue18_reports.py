@@ -13,38 +13,17 @@ from typing import Any
 import pytest
 
 from engram.control import forensics
-from engram.control.conversations import delete_conversation
 from engram.control.erase import erase_person
 from engram.control.erasure_report import ErasureVerdict
 from engram.control.session import PersonSession
 from engram.control.verify_report import VerifyVerdict
-from engram.model.ids import PersonId
 from engram.runtime.conversations import (
     append_turn,
-    excise_tool_result,
-    record_tool_call,
     start_conversation,
 )
 from engram.store import pseudonyms
 from engram.store.store import Store
-from tests.forensics import fill, raw_bytes
-
-ERASED = PersonId("zq7-erased-person")
-OTHER = PersonId("other")
-
-
-def previous_release_store(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the release before pseudonyms wrote: every chained header committed to clear
-    ids, so the erase can only count the rows that keep the erased person's id."""
-    with monkeypatch.context() as old_code:
-        old_code.setattr(pseudonyms, "pseudonym", lambda store, name: name)
-        fill(store, ERASED, OTHER)
-        doomed = start_conversation(store, [ERASED, OTHER])
-        append_turn(store, doomed.id, role="user", author=OTHER, text="soon gone")
-        delete_conversation(PersonSession.open(store, ERASED), doomed.id)
-        tools = start_conversation(store, [ERASED, OTHER])
-        call = record_tool_call(store, tools.id, name="lookup", arguments="{}", result="42")
-        excise_tool_result(store, tools.id, call, actor=ERASED, reason="wrong answer")
+from tests.forensics import ERASED, OTHER, fill, previous_release_store, raw_bytes
 
 
 def test_issue18_item9_an_erasure_on_a_previous_release_store_did_not_hold(
