@@ -204,11 +204,15 @@ def test_issue18_item9_the_reports_have_one_shape_on_sqlite_and_postgresql(
     whatever the backend: a server database's scan looked for nothing and says why."""
     erased: list[dict[str, Any]] = []
     verified: list[dict[str, Any]] = []
+    scans: list[dict[str, Any]] = []  # a conversation's deletion reports its scan too
     for url in (str(tmp_path / "file.engram"), postgres_url):
         store = Store.create(url, passphrase=PASSPHRASE)
         try:
             start_conversation(store, [PersonId("maya"), PersonId("sam")])
             notes.add_note(PersonSession.open(store, "maya"), "likes tea", Kind.FACT, Scope.DIRECT)
+            own = start_conversation(store, [PersonId("sam")])
+            deleted = delete_conversation(PersonSession.open(store, "sam"), own.id)
+            scans.append(deleted.to_json()["report"]["raw_file_scan"])
             report = erase_person(PersonSession.open(store, "maya", "staff:pg"), "maya")
             assert report.held, report.sentence()
             erased.append(report.to_json())
@@ -221,3 +225,4 @@ def test_issue18_item9_the_reports_have_one_shape_on_sqlite_and_postgresql(
     assert on_server["sentence"].startswith("The erasure held: every key")
     assert _shape(verified[0]) == _shape(verified[1])
     assert verified[0]["verdict"] == verified[1]["verdict"] == "intact"
+    assert _shape(scans[0]) == _shape(scans[1]) == _shape(on_file["raw_file_scan"])

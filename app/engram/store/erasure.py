@@ -200,7 +200,7 @@ def scan_files(
     close the files it holds SQLite locks on). `progress` follows the child's passes."""
     path = sqlite_path(store.url)
     if path is None:
-        return {"scanned": [], "found": 0, "note": "not a file store; keys were destroyed"}
+        return file_scan.unscanned(note="not a file store; keys were destroyed")
     return file_scan.scan(path, needles, progress)
 
 
