@@ -12,8 +12,10 @@ import pytest
 
 from engram.control import forensics
 from engram.control.erase import erase_person
+from engram.control.erasure_report import ErasureReport, ErasureVerdict, FileScan, PageRewrite
 from engram.control.session import PersonSession
 from engram.gui.summaries import erasure_summary
+from engram.store.pending_erasure import FINISH_ADVICE
 from engram.store.store import Store
 from tests.forensics import ERASED, OTHER, fill, previous_release_store
 from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock, wait_idle
@@ -64,3 +66,34 @@ def test_issue18_item9_the_audit_tab_prints_the_engines_verify_sentence(
     wait_idle(qtbot, inspector)
     assert inspector.window.audit.result.text().splitlines()[0] == expected.sentence()
     assert inspector.window.integrity_label.text() == "integrity: ✔ verified"
+
+
+def test_issue18_item9_traces_left_in_the_files_get_the_engines_finishing_advice() -> None:
+    """The report of an erasure whose bytes are still in the files (what the engine raises
+    as ErasureIncomplete, and verify reports) advises what they advise: never "erase
+    again", which cannot work on a person already gone."""
+    report = ErasureReport(
+        person="maya",
+        erased_at="2026-11-03T10:00:00Z",
+        actor="staff:dana",
+        erasure_record=3,
+        keys_destroyed=("person:maya",),
+        rows_deleted={"journal": 2},
+        conversations_deleted=0,
+        turns_excised=0,
+        pseudonymized_rows=0,
+        clear_id_rows={},
+        wal_checkpoint="busy",
+        page_rewrite=PageRewrite("complete", 9, 9),
+        frames=4,
+        checkpointed=0,
+        asked_others_to_let_go=True,
+        raw_file_scan=FileScan(("s.engram", "s.engram-wal"), looked_for=5, found=2),
+        pending_erasures=(1,),
+    )
+    assert report.verdict is ErasureVerdict.DID_NOT_HOLD
+    text = erasure_summary(report)
+    assert f"Result: {report.sentence()}" in text and "2 traces" in text
+    assert f"What to do: {report.advice}" in text
+    assert report.advice.lower().rstrip(".") == FINISH_ADVICE
+    assert "erase again" not in text and "Nothing readable" not in text

@@ -19,13 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from engram.control.wording import counted, verb
-
-# What finishes an erasure whose bytes are still in the files: the same advice as the
-# erase's own failure and verify's problem (store/pending_erasure).
-FINISH_ADVICE = (
-    "close every other program that has this store open (an inspector, an export or a "
-    "backup), then open the store again, which finishes the erasure"
-)
+from engram.store.pending_erasure import FINISH_ADVICE
 
 # Where rows keeping a clear id live, and what would take them away.
 _CLEAR_ROWS = {

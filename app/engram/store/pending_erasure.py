@@ -40,6 +40,12 @@ RETRY_S = 0.05
 # written before it hold only the last WINDOW bytes of each, end to end.
 FRAMED = b"engram-erased-ciphertexts-v2\n"
 _LENGTH = struct.Struct(">I")
+# What finishes an erasure whose bytes are still in the files, said the same way by verify
+# and by the erasure report (control/erasure_report).
+FINISH_ADVICE = (
+    "close every other program that has this store open (an inspector, an export or a "
+    "backup), then open the store again, which finishes the erasure"
+)
 
 
 def frame(needles: Iterable[bytes]) -> bytes:
@@ -242,6 +248,6 @@ def problems(store: Store) -> list[str]:
         times = [int(t) for t in conn.execute(select(P.c.at).order_by(P.c.id)).scalars()]
     return [
         f"erasure of {iso(from_micros(at))}: it is not finished, so erased bytes may still be "
-        "in the store's files; close every other program using the store and open it again"
+        f"in the store's files; {FINISH_ADVICE}"
         for at in times
     ]
