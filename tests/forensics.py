@@ -7,12 +7,21 @@ import secrets
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from engram.control.conversations import delete_conversation
 from engram.control.notes import add_note
 from engram.control.session import PersonSession
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
-from engram.runtime.conversations import append_turn, start_conversation
+from engram.runtime.conversations import (
+    append_turn,
+    excise_tool_result,
+    record_tool_call,
+    start_conversation,
+)
 from engram.runtime.note_writes import NoteDraft, add_digest_line, learn_note
+from engram.store import pseudonyms
 from engram.store.store import Store
 
 WINDOW = 24  # bytes of a ciphertext looked for at once (random bytes never collide by chance)
@@ -100,3 +109,22 @@ def windows(ciphertext: bytes) -> list[bytes]:
 def fragment_in(ciphertext: bytes, blob: bytes) -> bool:
     """Whether any window of `ciphertext` is in `blob` (issue 15 item 2: not only its tail)."""
     return any(window in blob for window in windows(ciphertext))
+
+
+# A person erased from a store the previous release made, and someone they shared it with.
+ERASED = PersonId("zq7-erased-person")
+OTHER = PersonId("other")
+
+
+def previous_release_store(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the release before pseudonyms wrote: every chained header committed to clear
+    ids, so the erase can only count the rows that keep the erased person's id."""
+    with monkeypatch.context() as old_code:
+        old_code.setattr(pseudonyms, "pseudonym", lambda store, name: name)
+        fill(store, ERASED, OTHER)
+        doomed = start_conversation(store, [ERASED, OTHER])
+        append_turn(store, doomed.id, role="user", author=OTHER, text="soon gone")
+        delete_conversation(PersonSession.open(store, ERASED), doomed.id)
+        tools = start_conversation(store, [ERASED, OTHER])
+        call = record_tool_call(store, tools.id, name="lookup", arguments="{}", result="42")
+        excise_tool_result(store, tools.id, call, actor=ERASED, reason="wrong answer")

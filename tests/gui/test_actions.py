@@ -140,7 +140,7 @@ def test_erase_needs_the_typed_id_and_then_reports(
     _done(qtbot, inspector, inspector.window.erase_action.trigger)
     title, report = inspector.prompts.reports[-1]
     assert title == "maya was erased"
-    assert "Result: the erasure held." in report  # a readable summary now (issue 8 item 14)
+    assert "Result: The erasure held:" in report  # a readable summary now (issue 8 item 14)
     assert "found 0." in report
     qtbot.waitUntil(lambda: inspector.window.people.count() == 2, timeout=SIGNAL_TIMEOUT)
     assert inspector.window.notes_model.rowCount() == 0

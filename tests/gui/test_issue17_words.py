@@ -20,6 +20,7 @@ from engram.control import forensics, turn_block
 from engram.control import notes as memory_control
 from engram.control.audit_sentences import describe
 from engram.control.conversations import Cascade, ConversationDeletion
+from engram.control.erasure_report import ErasureReport, FileScan, PageRewrite
 from engram.control.report_document import Counts
 from engram.control.report_pages import summary_section
 from engram.control.session import PersonSession
@@ -59,15 +60,24 @@ def test_issue17_item13_counted_says_one_thing_and_many_things() -> None:
 
 def test_issue17_item13_the_erasure_summary_counts_in_words() -> None:
     text = erasure_summary(
-        {
-            "person": "maya",
-            "erased_at": "2026-11-03T10:00:00Z",
-            "actor": "staff:dana",
-            "keys_destroyed": ["k1"],
-            "rows_deleted": {"persons": 1, "journal": 1, "conversation_log": 1, "notes": 2},
-            "raw_file_scan": {"scanned": ["s.engram"], "looked_for": 1, "found": 1},
-            "readable_remains": True,
-        }
+        ErasureReport(
+            person="maya",
+            erased_at="2026-11-03T10:00:00Z",
+            actor="staff:dana",
+            erasure_record=1,
+            keys_destroyed=("k1",),
+            rows_deleted={"persons": 1, "journal": 1, "conversation_log": 1, "notes": 2},
+            conversations_deleted=0,
+            turns_excised=0,
+            pseudonymized_rows=0,
+            clear_id_rows={},
+            wal_checkpoint="complete",
+            page_rewrite=PageRewrite("complete", 9, 8),
+            frames=0,
+            checkpointed=0,
+            asked_others_to_let_go=False,
+            raw_file_scan=FileScan(("s.engram",), looked_for=1, found=1),
+        )
     )
     _clean(text)
     for words in (

@@ -14,6 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog, QHeaderView, QMenu, QMessageBox, QWidget
 
 from engram.control import conversations as conversation_control
+from engram.control.erasure_report import ErasureReport, FileScan, PageRewrite
 from engram.gui.controller import InspectorController
 from engram.gui.controllers.conversations import cascade_html
 from engram.gui.dialogs import ReportDialog, ShortcutsDialog, TypedConfirmDialog
@@ -247,7 +248,7 @@ def test_item14_erasure_report_is_a_readable_summary_with_copy_and_save(
         "Keys destroyed:",
         "Rows deleted:",
         "Files scanned:",
-        "Result: the erasure held.",
+        "Result: The erasure held: nothing readable about maya remains",
     ):
         assert words in text
     assert QGuiApplication.clipboard().text() == text
@@ -257,16 +258,25 @@ def test_item14_erasure_report_is_a_readable_summary_with_copy_and_save(
 
 
 def test_item14_erasure_summary_says_plainly_when_it_did_not_hold() -> None:
-    report = {
-        "person": "maya",
-        "erased_at": "2026-11-03T10:00:00Z",
-        "actor": "staff:dana",
-        "keys_destroyed": ["k1", "k2"],
-        "rows_deleted": {"notes": 4, "journal": 9},
-        "raw_file_scan": {"scanned": ["s.engram", "s.engram-wal"], "looked_for": 5, "found": 2},
-        "readable_remains": True,
-        "wal_checkpoint": "busy",
-    }
+    report = ErasureReport(
+        person="maya",
+        erased_at="2026-11-03T10:00:00Z",
+        actor="staff:dana",
+        erasure_record=1,
+        keys_destroyed=("k1", "k2"),
+        rows_deleted={"notes": 4, "journal": 9},
+        conversations_deleted=0,
+        turns_excised=0,
+        pseudonymized_rows=0,
+        clear_id_rows={},
+        wal_checkpoint="busy",
+        page_rewrite=PageRewrite("complete", 9, 8),
+        frames=0,
+        checkpointed=0,
+        asked_others_to_let_go=True,
+        raw_file_scan=FileScan(("s.engram", "s.engram-wal"), looked_for=5, found=2),
+        pending_erasures=(1,),
+    )
     text = erasure_summary(report)
     assert "Keys destroyed: 2" in text and "Rows deleted: 13 (9 journal entries, 4 notes)." in text
     assert "s.engram, s.engram-wal" in text

@@ -84,7 +84,7 @@ def test_issue9_item3_an_engram_reader_lets_go_and_the_erase_finishes_clean(
     canary, captured = fill(store, PERSON, OTHER)
     reader = Reader("hold-engram", store_path, tmp_path, seconds=60)
     readers.append(reader)
-    report = erase_person(PersonSession.open(store, PERSON), "canary", wait_s=20)
+    report = erase_person(PersonSession.open(store, PERSON), "canary", wait_s=20).to_json()
     assert report["asked_others_to_let_go"] is True
     assert report["wal_checkpoint"] == "complete" and report["pending_erasures"] == []
     assert report["raw_file_scan"]["found"] == 0
@@ -138,7 +138,7 @@ def test_issue9_item3_an_open_store_without_a_reader_is_not_disturbed(
 ) -> None:
     """The request is only posted when a reader is in the way; plain erases post nothing."""
     fill(store, PERSON, OTHER)
-    report = erase_person(PersonSession.open(store, PERSON), "canary")
+    report = erase_person(PersonSession.open(store, PERSON), "canary").to_json()
     assert report["asked_others_to_let_go"] is False
     assert not store_path.with_name(store_path.name + ".release").exists()
 

@@ -48,7 +48,7 @@ def test_demo_verify_delete_and_erase_on_postgresql(postgres_url: str, tmp_path:
         first = conversations_of(store, PersonId("sam"))[0]
         result = delete_conversation(sam, first.id)
         assert result.done and result.report["raw_file_scan"]["found"] == 0
-        report = erase_person(PersonSession.open(store, "maya"), "maya")
+        report = erase_person(PersonSession.open(store, "maya"), "maya").to_json()
         assert "person:maya" in report["keys_destroyed"]
         check = verify(store)
         assert check.ok, check.problems
@@ -145,7 +145,7 @@ def test_issue9_item5_C3_an_erased_administrator_is_renamed_on_postgresql(
         _, key = api_keys.create_key(store, "ci", person)
         ensure_person(store, person)
         notes.add_note(PersonSession.open(store, person), "likes tea", Kind.FACT, Scope.DIRECT)
-        report = erase_person(PersonSession.open(store, person), person)
+        report = erase_person(PersonSession.open(store, person), person).to_json()
         assert report["pseudonymized_rows"] == 4
         check = verify(store)
         assert check.ok, check.problems
@@ -186,3 +186,43 @@ def test_issue9_item2_rows_the_ledger_does_not_vouch_for_are_refused_on_postgres
             agents.agent_config(store, "helper")
     finally:
         store.close()
+
+
+def _shape(value: Any) -> Any:
+    """A JSON value's keys, all the way down (lists by their first item)."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(value[0])] if value and isinstance(value[0], dict) else []
+    return None
+
+
+def test_issue18_item9_the_reports_have_one_shape_on_sqlite_and_postgresql(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The erasure report and the verify report are one typed value with one JSON shape,
+    whatever the backend: a server database's scan looked for nothing and says why."""
+    erased: list[dict[str, Any]] = []
+    verified: list[dict[str, Any]] = []
+    scans: list[dict[str, Any]] = []  # a conversation's deletion reports its scan too
+    for url in (str(tmp_path / "file.engram"), postgres_url):
+        store = Store.create(url, passphrase=PASSPHRASE)
+        try:
+            start_conversation(store, [PersonId("maya"), PersonId("sam")])
+            notes.add_note(PersonSession.open(store, "maya"), "likes tea", Kind.FACT, Scope.DIRECT)
+            own = start_conversation(store, [PersonId("sam")])
+            deleted = delete_conversation(PersonSession.open(store, "sam"), own.id)
+            scans.append(deleted.to_json()["report"]["raw_file_scan"])
+            report = erase_person(PersonSession.open(store, "maya", "staff:pg"), "maya")
+            assert report.held, report.sentence()
+            erased.append(report.to_json())
+            verified.append(forensics.verify_store(store).to_json())
+        finally:
+            store.close()
+    on_file, on_server = erased
+    assert _shape(on_file) == _shape(on_server)
+    assert "looked_for" in on_server["raw_file_scan"] and on_server["raw_file_scan"]["note"]
+    assert on_server["sentence"].startswith("The erasure held: every key")
+    assert _shape(verified[0]) == _shape(verified[1])
+    assert verified[0]["verdict"] == verified[1]["verdict"] == "intact"
+    assert _shape(scans[0]) == _shape(scans[1]) == _shape(on_file["raw_file_scan"])

@@ -166,7 +166,7 @@ def run(folder: Path, args: argparse.Namespace, events: int, repeat: int, starte
         end = time.perf_counter()
         opened.close()
         if not report.ok or report.entries < events:
-            raise AssertionError(f"verify failed: {report.to_json()}")
+            raise AssertionError(f"verify failed: {report.problems}")
         parts["open"].add(middle - start)
         parts["verify()"].add(end - middle)
 

@@ -64,7 +64,7 @@ def _mixed_store(path: Path, seed: int) -> list[bytes]:
         for conversation, members in conversations[:4]:
             if ERASED not in members:
                 delete_conversation(PersonSession.open(store, members[0]), conversation)
-        report = erase_person(PersonSession.open(store, ERASED, "staff:dana"), ERASED)
+        report = erase_person(PersonSession.open(store, ERASED, "staff:dana"), ERASED).to_json()
         assert report["raw_file_scan"]["found"] == 0
     finally:
         store.close()

@@ -51,7 +51,7 @@ def test_issue9_item5_the_erased_id_is_nowhere_in_the_files(store: Store, store_
     _, captured = fill(store, ERASED, OTHER)
     _live_a_little(store)
     assert ERASED.encode() in _everything(store_path)  # the scan can find it
-    report = erase_person(PersonSession.open(store, ERASED), ERASED)  # erasing themself
+    report = erase_person(PersonSession.open(store, ERASED), ERASED).to_json()  # erasing themself
     assert report["actor"].startswith("~") and report["pseudonymized_rows"] >= 4
     assert report["clear_ids_in_rows_older_than_pseudonyms"] == 0
     assert ERASED.encode() not in _everything(store_path)
@@ -77,7 +77,7 @@ def test_issue9_item5_rows_written_before_pseudonyms_still_verify_and_are_counte
         fill(store, ERASED, OTHER)
         _live_a_little(store)
     assert verify(store).ok
-    report = erase_person(PersonSession.open(store, ERASED), ERASED)
+    report = erase_person(PersonSession.open(store, ERASED), ERASED).to_json()
     assert report["clear_ids_in_rows_older_than_pseudonyms"] > 0
     check = verify(store)
     assert check.ok, check.problems

@@ -92,7 +92,9 @@ def test_C3_erase_leaves_no_plaintext_or_ciphertext_in_db_wal_or_shm(
 ) -> None:
     canary, captured = _fill(store)
     assert canary.encode() not in _raw_bytes(store_path)  # never stored in the clear at all
-    report = erase_person(PersonSession.open(store, CANARY_PERSON, "staff:dana"), "canary")
+    report = erase_person(
+        PersonSession.open(store, CANARY_PERSON, "staff:dana"), "canary"
+    ).to_json()
     assert _found(_raw_bytes(store_path), canary, captured) == []
     assert report["raw_file_scan"]["found"] == 0 and report["raw_file_scan"]["looked_for"] >= 5
     assert "person:canary" in report["keys_destroyed"]

@@ -48,7 +48,7 @@ def test_issue15_item4_a_release_request_mid_finish_does_not_fail_a_committed_er
     store._keys.clear()
     monkeypatch.setattr(store, "data_key", key_while_another_erases)
     try:
-        report = erase_person(PersonSession.open(store, VICTIM, "staff:dana"), VICTIM)
+        report = erase_person(PersonSession.open(store, VICTIM, "staff:dana"), VICTIM).to_json()
     finally:
         other_process.withdraw(posted[0]) if posted else None
     assert posted, "the marks were never read"
@@ -59,7 +59,7 @@ def test_issue15_item2_finishing_rewrites_every_page_and_says_how_it_checked(
     store: Store,
 ) -> None:
     _with_victim(store)
-    report = erase_person(PersonSession.open(store, VICTIM, "staff:dana"), VICTIM)
+    report = erase_person(PersonSession.open(store, VICTIM, "staff:dana"), VICTIM).to_json()
     assert report["page_rewrite"]["rewrite"] == "complete"
     assert report["page_rewrite"]["pages_after"] <= report["page_rewrite"]["pages_before"]
     scan = report["raw_file_scan"]

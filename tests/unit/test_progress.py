@@ -78,7 +78,7 @@ def test_issue12_item5_C3_erasure_scan_counts_each_pass_over_each_file(store: St
     session = PersonSession.open(store, PersonId("ana"))
     add_note(session, "Ana's secret", Kind.FACT, Scope.DIRECT)
     seen = Recorder()
-    report = erase_person(session, "ana", seen)
+    report = erase_person(session, "ana", seen).to_json()
     scan = report["raw_file_scan"]
     assert scan["found"] == 0 and scan["looked_for"] > 0
     assert seen.finished()

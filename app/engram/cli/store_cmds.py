@@ -10,7 +10,6 @@ from engram.cli.context import CommandContext
 from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, emit_warning
 from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons, reanchor
-from engram.control.erase import how_checked
 from engram.control.private_file import NOT_ENCRYPTED
 from engram.control.wording import counted
 from engram.model.errors import InvalidInput
@@ -151,18 +150,15 @@ def cmd_verify(ctx: CommandContext) -> int:
     if ctx.as_json:
         emit_json(report.to_json())
     else:
-        verdict = "intact" if report.ok else "NOT intact"
-        chains, entries = (
-            counted(report.chains, "chain"),
-            counted(report.entries, "entry", "entries"),
-        )
-        emit_line(f"Store {verdict}: {chains}, {entries} checked.")
+        emit_line(report.sentence())
         if store.read_only:
             emit_line("  opened read-only: its file or the folder it is in cannot be written")
         for problem in report.problems:
             emit_line(f"  problem: {problem}")
         for warning in report.warnings:
             emit_line(f"  warning: {warning}")
+        if report.advice:
+            emit_line(report.advice)
     return 0 if report.ok else 3
 
 
@@ -210,22 +206,26 @@ def cmd_erase(ctx: CommandContext) -> int:
     with progress_bar(ctx, "Scanning the raw files") as progress:
         report = erase.erase_person(session, ctx.args.confirm, progress, wait_s=ctx.args.wait)
     if ctx.as_json:
-        emit_json(report)
+        emit_json(report.to_json())
     else:
-        scan = report["raw_file_scan"]
+        scan = report.raw_file_scan
         emit_line(
-            f"Erased {report['person']}: {counted(len(report['keys_destroyed']), 'key')} "
-            f"destroyed, {counted(sum(report['rows_deleted'].values()), 'row')} deleted."
+            f"Erased {report.person}: {counted(len(report.keys_destroyed), 'key')} "
+            f"destroyed, {counted(sum(report.rows_deleted.values()), 'row')} deleted."
         )
-        if scan.get("scanned"):
+        if scan.scanned:
             emit_line(
-                f"Raw file scan of {', '.join(scan['scanned'])}: "
-                f"{counted(scan['found'], 'trace')} of erased ciphertext found."
+                f"Raw file scan of {', '.join(scan.scanned)}: "
+                f"{counted(scan.found, 'trace')} of erased ciphertext found."
             )
-            emit_line(f"How it was checked: {how_checked(report)}.")
+            emit_line(f"How it was checked: {report.how_checked()}.")
         else:
-            emit_line(f"No raw file to scan: {scan.get('note', 'not a file store')}.")
-    return 0
+            emit_line(f"No raw file to scan: {scan.note or 'not a file store'}.")
+        emit_line(report.sentence())
+        if report.advice:
+            emit_line(report.advice)
+    # Committed, but a promise that did not hold is never an exit 0 (as verify's 3).
+    return 0 if report.held else 3
 
 
 def cmd_checkpoint_status(ctx: CommandContext) -> int:

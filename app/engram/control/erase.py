@@ -15,8 +15,7 @@ ErasureIncomplete: it never reports success while erased bytes remain.
 
 from __future__ import annotations
 
-from typing import Any
-
+from engram.control.erasure_report import ErasureReport, FileScan, PageRewrite
 from engram.control.session import PersonSession
 from engram.model.clock import iso
 from engram.model.errors import NotAllowed
@@ -34,9 +33,9 @@ def erase_person(
     progress: Progress | None = None,
     *,
     wait_s: float = DEFAULT_WAIT_S,
-) -> dict[str, Any]:
+) -> ErasureReport:
     """Erase the session's person; `confirm` must repeat their id exactly (typed confirmation).
-    `progress` follows the raw file scan, the long part."""
+    `progress` follows the raw file scan, the long part. The report carries the verdict."""
     if confirm != session.person:
         raise NotAllowed(
             f"To erase {session.person}, confirm by typing that id exactly; nothing was erased."
@@ -76,35 +75,22 @@ def erase_person(
         wait_s=wait_s,
         progress=progress,
     )
-    return {
-        "person": person,
-        "erased_at": iso(store.now()),
-        "actor": actor,
-        "erasure_record": record,
-        "keys_destroyed": tally.keys_destroyed,
-        "rows_deleted": tally.rows_deleted,
-        "conversations_deleted": deleted_conversations,
-        "turns_excised": excised_turns,
-        "pseudonymized_rows": renamed["renamed"],
-        "clear_ids_in_rows_older_than_pseudonyms": renamed["kept_clear_in_old_rows"],
-        **finished.to_json(),
-        "readable_remains": False,
-    }
-
-
-def how_checked(report: dict[str, Any]) -> str:
-    """How an erasure report's "nothing readable remains" was checked, as one clause list
-    (the CLI and the inspector both say it)."""
-    parts = []
-    rewrite = report.get("page_rewrite") or {}
-    if rewrite.get("rewrite") == "complete":
-        parts.append(
-            f"every page of the database was rewritten from its live rows "
-            f"({rewrite.get('pages_after', 0)} pages)"
-        )
-    if report.get("wal_checkpoint") == "complete":
-        parts.append("the write-ahead log was emptied into the file and truncated")
-    method = (report.get("raw_file_scan") or {}).get("method")
-    if method:
-        parts.append(method)
-    return "; ".join(parts) or "the keys were destroyed (there is no file to scan)"
+    return ErasureReport(
+        person=person,
+        erased_at=iso(store.now()) or "",
+        actor=actor,
+        erasure_record=record,
+        keys_destroyed=tuple(tally.keys_destroyed),
+        rows_deleted=dict(tally.rows_deleted),
+        conversations_deleted=deleted_conversations,
+        turns_excised=excised_turns,
+        pseudonymized_rows=renamed.renamed,
+        clear_id_rows=dict(renamed.kept_clear),
+        wal_checkpoint=finished.wal_checkpoint,
+        page_rewrite=PageRewrite.from_json(finished.page_rewrite),
+        frames=finished.frames,
+        checkpointed=finished.checkpointed,
+        asked_others_to_let_go=finished.asked_others_to_let_go,
+        raw_file_scan=FileScan.from_json(finished.raw_file_scan),
+        pending_erasures=tuple(finished.pending),
+    )

@@ -23,6 +23,7 @@ from engram.control.export_record import ensure_recordable, publish_recorded, re
 from engram.control.json_stream import Lazy, chunks, materialize
 from engram.control.private_file import PrivateFile
 from engram.control.session import PersonSession
+from engram.control.verify_report import VerifyReport
 from engram.control.views import NoteView, conversation_json
 from engram.model.clock import iso
 from engram.model.conversation import ConversationInfo, EntryKind
@@ -33,7 +34,7 @@ from engram.model.progress import Progress
 from engram.runtime.note_writes import read_suggestion
 from engram.store import conversation_log, journal, projection_notes, projection_state
 from engram.store.store import Store
-from engram.store.verify import Cancelled, VerifyReport, verify
+from engram.store.verify import Cancelled, verify
 
 PAGE = 200  # rows read, decrypted and held at once by an export: notes, turns, entries
 SAID_CHARS = 60  # a note quoted in the audit log's words
@@ -318,5 +319,6 @@ def export_to(session: PersonSession, out: IO[str]) -> None:
 def verify_store(
     store: Store, progress: Progress | None = None, cancelled: Cancelled | None = None
 ) -> VerifyReport:
-    """Walk every chain and signature, replay every journal, check the checkpoint."""
-    return verify(store, progress, cancelled)
+    """Walk every chain and signature, replay every journal, check the checkpoint; the
+    report carries the verdict every face prints."""
+    return VerifyReport.of(verify(store, progress, cancelled))

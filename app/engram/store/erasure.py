@@ -200,7 +200,7 @@ def scan_files(
     close the files it holds SQLite locks on). `progress` follows the child's passes."""
     path = sqlite_path(store.url)
     if path is None:
-        return {"scanned": [], "found": 0, "note": "not a file store; keys were destroyed"}
+        return file_scan.unscanned(note="not a file store; keys were destroyed")
     return file_scan.scan(path, needles, progress)
 
 
@@ -247,7 +247,16 @@ def excise_author(
     return len(seqs), out
 
 
-def pseudonymize(store: Store, txn: WriteTxn, person: PersonId) -> dict[str, int]:
+@dataclass
+class Pseudonymized:
+    """What pseudonymizing an erased person changed, and the rows it had to leave in clear."""
+
+    renamed: int = 0
+    # Table -> rows a release before pseudonyms signed with the clear id (they keep it).
+    kept_clear: dict[str, int] = field(default_factory=dict)
+
+
+def pseudonymize(store: Store, txn: WriteTxn, person: PersonId) -> Pseudonymized:
     """Replace an erased person's id with their pseudonym wherever a row must remain: as the
     actor in others' journals and in erasure records, as an author in conversation logs,
     and in the admin tables the ledger covers (`erasure_admin`). Chained headers commit to
@@ -256,7 +265,7 @@ def pseudonymize(store: Store, txn: WriteTxn, person: PersonId) -> dict[str, int
     conn = txn.conn
     alias = pseudonyms.pseudonym(store, person)
     J, L, E = schema.journal, schema.conversation_log, schema.erasures
-    counts = {"renamed": 0, "kept_clear_in_old_rows": 0}
+    counts = Pseudonymized()
     touched: set[PersonId] = set()
     for table, column, header, keys in (
         (J, J.c.actor, _journal_header_with, (J.c.person, J.c.seq)),
@@ -269,16 +278,16 @@ def pseudonymize(store: Store, txn: WriteTxn, person: PersonId) -> dict[str, int
                 bytes(r.prev_hash), header(r, alias), payload and bytes(payload)
             ) == bytes(r.entry_hash)
             if not fresh:
-                counts["kept_clear_in_old_rows"] += 1
+                counts.kept_clear[table.name] = counts.kept_clear.get(table.name, 0) + 1
                 continue
             where = [key == getattr(r, key.name) for key in keys]
             conn.execute(update(table).where(*where).values({column.name: alias}))
-            counts["renamed"] += 1
+            counts.renamed += 1
             if table is J:
                 touched.add(PersonId(r.person))
     for other in sorted(touched - {person}):
         _refold(conn, other)  # their notes' histories name the actor too
-    counts["renamed"] += pseudonymize_admin(store, txn, person)
+    counts.renamed += pseudonymize_admin(store, txn, person)
     return counts
 
 

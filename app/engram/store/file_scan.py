@@ -62,6 +62,20 @@ def child_command() -> list[str]:
     return [sys.executable, "-m", "engram.store.file_scan"]
 
 
+def unscanned(note: str | None = None, error: str | None = None) -> dict[str, Any]:
+    """A scan's result with every key a scan has, when there was none (a server database
+    has no file; the child failed): every report has one shape on every backend."""
+    return {
+        "scanned": [],
+        "looked_for": 0,
+        "ciphertext_bytes": 0,
+        "found": 0,
+        "method": None,
+        "note": note,
+        "error": error,
+    }
+
+
 def scan(path: Path, needles: Iterable[bytes], progress: Progress | None = None) -> dict[str, Any]:
     """Scan the store at `path` for every window of every needle, in a child process.
     Returns {"scanned", "looked_for", "ciphertext_bytes", "found", "method"}; `found` counts
@@ -102,6 +116,7 @@ def scan(path: Path, needles: Iterable[bytes], progress: Progress | None = None)
         last = errors.strip().splitlines()[-1:] or ["it ended without an answer"]
         raise ScanFailed(f"the file scan failed: {last[0]}")
     return {
+        **unscanned(),
         "scanned": [f.name for f in files],
         "looked_for": len(wanted),
         "ciphertext_bytes": sum(len(n) for n in wanted),

@@ -29,7 +29,7 @@ from engram.store import crypto, faults, schema
 from engram.store.data_keys import KeyGone
 from engram.store.dialect import after_erasure, rewrite_pages, sqlite_path
 from engram.store.erasure import scan_files
-from engram.store.file_scan import WINDOW, ScanFailed
+from engram.store.file_scan import WINDOW, ScanFailed, unscanned
 from engram.store.store import Store, WriteTxn
 
 P = schema.pending_erasures
@@ -40,6 +40,12 @@ RETRY_S = 0.05
 # written before it hold only the last WINDOW bytes of each, end to end.
 FRAMED = b"engram-erased-ciphertexts-v2\n"
 _LENGTH = struct.Struct(">I")
+# What finishes an erasure whose bytes are still in the files, said the same way by verify
+# and by the erasure report (control/erasure_report).
+FINISH_ADVICE = (
+    "close every other program that has this store open (an inspector, an export or a "
+    "backup), then open the store again, which finishes the erasure"
+)
 
 
 def frame(needles: Iterable[bytes]) -> bytes:
@@ -107,7 +113,7 @@ class Finish:
             )
         if self.page_rewrite.get("rewrite") == "failed":
             return f"its pages could not be rewritten yet ({self.page_rewrite['error']})"
-        if "error" in self.raw_file_scan:
+        if self.raw_file_scan.get("error"):
             return f"{self.raw_file_scan['error']}, so nothing proves the bytes are gone yet"
         found = self.raw_file_scan.get("found", 0)
         return f"{found} pieces of erased ciphertext are still in the store's files"
@@ -173,7 +179,8 @@ def finish(store: Store, *, wait_s: float, progress: Progress | None = None) -> 
     the file scan."""
     result = Finish()
     if sqlite_path(store.url) is None:
-        result.raw_file_scan = {"scanned": [], "found": 0, "note": "not a file store"}
+        result.raw_file_scan = unscanned(note="not a file store; keys were destroyed")
+        result.page_rewrite = {"rewrite": "not applicable"}
         return result
     with store.releases.exempt():
         marks = _marks(store)
@@ -183,11 +190,11 @@ def finish(store: Store, *, wait_s: float, progress: Progress | None = None) -> 
         try:
             result.raw_file_scan = scan_files(store, needles, progress)
         except ScanFailed as failed:
-            result.raw_file_scan = {"scanned": [], "found": 0, "error": str(failed)}
+            result.raw_file_scan = unscanned(error=str(failed))
         clean = (
             rewritten
             and result.wal_checkpoint == "complete"
-            and "error" not in result.raw_file_scan
+            and not result.raw_file_scan.get("error")
             and result.raw_file_scan.get("found", 0) == 0
         )
         faults.crash_point(faults.ERASE_SCRUBBED)
@@ -241,6 +248,6 @@ def problems(store: Store) -> list[str]:
         times = [int(t) for t in conn.execute(select(P.c.at).order_by(P.c.id)).scalars()]
     return [
         f"erasure of {iso(from_micros(at))}: it is not finished, so erased bytes may still be "
-        "in the store's files; close every other program using the store and open it again"
+        f"in the store's files; {FINISH_ADVICE}"
         for at in times
     ]

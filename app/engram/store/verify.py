@@ -49,8 +49,9 @@ Cancelled = Callable[[], bool]
 
 
 @dataclass
-class VerifyReport:
-    """The outcome of a verify run."""
+class VerifyFindings:
+    """What a verify run found, gathered as the walk goes (control/verify_report makes the
+    report and its verdict from it)."""
 
     ok: bool = True
     problems: list[str] = field(default_factory=list)
@@ -68,18 +69,6 @@ class VerifyReport:
         """Record a problem."""
         self.ok = False
         self.problems.append(text)
-
-    def to_json(self) -> dict[str, Any]:
-        """As printed by `engram verify --json`."""
-        return {
-            "ok": self.ok,
-            "problems": self.problems,
-            "warnings": self.warnings,
-            "chains": self.chains,
-            "entries": self.entries,
-            "cancelled": self.cancelled,
-            "no_checkpoint_here": self.no_checkpoint_here,
-        }
 
 
 _VERIFIERS: dict[bytes, crypto.Verifier] = {}
@@ -116,7 +105,7 @@ def _link(r: Any, head: bytes) -> _Link:
 
 
 def _walk(
-    store: Store, chain_id: str, links: Iterable[_Link], report: VerifyReport
+    store: Store, chain_id: str, links: Iterable[_Link], report: VerifyFindings
 ) -> tuple[int, dict[int, bytes]] | None:
     """Check one chain; returns (length, entry hash by seq) or None after a problem."""
     verifier = _verifier(store)
@@ -149,7 +138,7 @@ def _payload_check(
     declared: dict[int, bytes | None],
     present: dict[int, bytes],
     removed: set[int],
-    report: VerifyReport,
+    report: VerifyFindings,
 ) -> bool:
     for seq, sealed in present.items():
         if seq not in declared:
@@ -179,7 +168,7 @@ def _journal_names(conn: Connection) -> list[str]:
     )
 
 
-def _journal(store: Store, conn: Connection, person: str, report: VerifyReport) -> Walked:
+def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings) -> Walked:
     J, JP = schema.journal, schema.journal_payloads
     chain_id = chain.journal_chain(person)
     rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
@@ -202,7 +191,7 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyReport) 
     return chain_id, walked[0], walked[1]
 
 
-def _replay(person: PersonId, events: list[Any], conn: Connection, report: VerifyReport) -> None:
+def _replay(person: PersonId, events: list[Any], conn: Connection, report: VerifyFindings) -> None:
     memory = PersonMemory(person)
     try:
         for event in events:
@@ -222,7 +211,7 @@ def _log_names(conn: Connection) -> list[str]:
     )
 
 
-def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport) -> Walked:
+def _log(store: Store, conn: Connection, conversation: str, report: VerifyFindings) -> Walked:
     L, LP, CV, CP = (
         schema.conversation_log,
         schema.log_payloads,
@@ -272,7 +261,7 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyReport
     return chain_id, walked[0], walked[1]
 
 
-def _ledger(store: Store, conn: Connection, _name: str, report: VerifyReport) -> Walked:
+def _ledger(store: Store, conn: Connection, _name: str, report: VerifyFindings) -> Walked:
     """Walk the ledger, then compare every row of the tables it covers with its replay."""
     LG = schema.ledger
     rows = conn.execute(select(LG).order_by(LG.c.seq)).all()
@@ -289,7 +278,7 @@ def _ledger(store: Store, conn: Connection, _name: str, report: VerifyReport) ->
     return (ledger.CHAIN, walked[0], walked[1]) if rows else None
 
 
-def _orphans(conn: Connection, journals: set[str], logs: set[str], report: VerifyReport) -> None:
+def _orphans(conn: Connection, journals: set[str], logs: set[str], report: VerifyFindings) -> None:
     """Derived and payload rows must belong to a journal or a log that exists (the
     `conversations` row is checked with its log)."""
     for table in schema.metadata.sorted_tables:
@@ -313,7 +302,7 @@ def _orphans(conn: Connection, journals: set[str], logs: set[str], report: Verif
             )
 
 
-def _revision(conn: Connection, report: VerifyReport) -> None:
+def _revision(conn: Connection, report: VerifyFindings) -> None:
     current = migrate.current_revision(conn)
     if current != migrate.head_revision():
         report.problem(
@@ -322,7 +311,7 @@ def _revision(conn: Connection, report: VerifyReport) -> None:
         )
 
 
-def _erasures(store: Store, conn: Connection, _name: str, report: VerifyReport) -> Walked:
+def _erasures(store: Store, conn: Connection, _name: str, report: VerifyFindings) -> Walked:
     E = schema.erasures
     rows = conn.execute(select(E).order_by(E.c.seq)).all()
     # Erasure records have no payload column: the link carries none.
@@ -333,7 +322,7 @@ def _erasures(store: Store, conn: Connection, _name: str, report: VerifyReport) 
     return chain.ERASURE_CHAIN, walked[0], walked[1]
 
 
-def _keys(store: Store, conn: Connection, report: VerifyReport) -> None:
+def _keys(store: Store, conn: Connection, report: VerifyFindings) -> None:
     rows = conn.execute(select(schema.data_keys.c.key_ref, schema.data_keys.c.wrapped)).all()
     present = set()
     for key_ref, wrapped in rows:
@@ -374,7 +363,10 @@ def _unreadable(error: Exception) -> str:
 
 
 def _names(
-    list_names: Callable[[Connection], list[str]], conn: Connection, what: str, report: VerifyReport
+    list_names: Callable[[Connection], list[str]],
+    conn: Connection,
+    what: str,
+    report: VerifyFindings,
 ) -> list[str]:
     try:
         return list_names(conn)
@@ -389,9 +381,9 @@ def verify(
     cancelled: Cancelled | None = None,
     *,
     against_checkpoint: bool = True,
-) -> VerifyReport:
+) -> VerifyFindings:
     """Check the whole store; never writes the database (a lagging checkpoint is advanced)."""
-    report = VerifyReport()
+    report = VerifyFindings()
     heads: dict[str, tuple[int, dict[int, bytes]]] = {}
     anchored = read_before(store)  # before the snapshot: a write landing meanwhile is no rollback
     with store.read() as conn:
@@ -453,7 +445,7 @@ def verify(
     return report
 
 
-def _pseudonyms(conn: Connection, report: VerifyReport) -> None:
+def _pseudonyms(conn: Connection, report: VerifyFindings) -> None:
     for problem in unexplained_pseudonyms(conn):
         report.problem(problem)
 
@@ -462,7 +454,7 @@ def _checkpoint(
     store: Store,
     before: Before,
     heads: dict[str, tuple[int, dict[int, bytes]]],
-    report: VerifyReport,
+    report: VerifyFindings,
 ) -> None:
     try:
         problems = check_checkpoint(store, before, heads, report.warnings)

@@ -8,14 +8,23 @@ from typing import Any
 from PySide6.QtCore import Signal
 
 from engram.control import forensics, reanchor
-from engram.control.wording import counted
+from engram.control.verify_report import VerifyReport, VerifyVerdict
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import Task, TaskContext
-from engram.store.verify import VerifyReport, no_checkpoint_sentence
+from engram.store.verify import no_checkpoint_sentence
 
 AUDIT_ROWS = 1000  # the newest; `engram audit` and export give the whole journal
 NOT_CHECKED = "integrity: not checked"
+# The badge of each verdict the engine gives (the badge says it; it decides nothing).
+BADGES = {
+    VerifyVerdict.INTACT: "integrity: ✔ verified",
+    VerifyVerdict.INTACT_WITHOUT_CHECKPOINT: "integrity: ✔ chains intact — no checkpoint here",
+    VerifyVerdict.NOT_INTACT: "integrity: ✘ PROBLEMS",
+    VerifyVerdict.CANCELLED: NOT_CHECKED,
+}
+TRUSTED = (VerifyVerdict.INTACT, VerifyVerdict.INTACT_WITHOUT_CHECKPOINT)
+WINDOW_REANCHOR = "choose Re-anchor this copy… below"
 REANCHOR_TITLE = "Re-anchor this copy"
 # What re-anchoring does, in plain words: the confirmation says it before anything is done.
 REANCHOR_TEXT = (
@@ -32,7 +41,7 @@ REANCHOR_TEXT = (
 def _window_warnings(report: VerifyReport, read_only: bool) -> list[str]:
     """Verify's warnings, the copy's remedy named as the window offers it (not the CLI's)."""
     said = no_checkpoint_sentence(report.ok, read_only)
-    shown = no_checkpoint_sentence(report.ok, read_only, "choose Re-anchor this copy… below")
+    shown = no_checkpoint_sentence(report.ok, read_only, WINDOW_REANCHOR)
     return [shown if warning == said else warning for warning in report.warnings]
 
 
@@ -102,27 +111,19 @@ class AuditController(PanelController):
         def work(ctx: TaskContext) -> Any:
             return forensics.verify_store(store, ctx.progress, ctx.cancelled)
 
-        def done(report: Any) -> None:
+        def done(report: VerifyReport) -> None:
             self._verify_task = None
             self.w.audit.verifying(False)
-            if report.cancelled:
-                text, badge = "Verify was cancelled.", NOT_CHECKED
-            elif report.ok:
-                entries = counted(report.entries, "entry", "entries")
-                text = f"Intact: {counted(report.chains, 'chain')}, {entries} checked."
-                badge = "integrity: ✔ verified"
-                if report.no_checkpoint_here:  # a copy: a warning, never a problem
-                    badge = "integrity: ✔ chains intact — no checkpoint here"
-            else:
-                text = "Problems found:\n" + "\n".join(report.problems)
-                badge = "integrity: ✘ PROBLEMS"
-            warnings = _window_warnings(report, store.read_only)
-            if warnings:
-                text += "\n" + "\n".join(f"Note: {w}" for w in warnings)
-            self.w.audit.result.setText(text)
-            self.w.integrity_label.setText(badge)
-            self._offer_reanchor(bool(report.no_checkpoint_here) and not report.cancelled)
-            self.verified.emit(bool(report.ok) and not report.cancelled)
+            lines = [report.sentence()]
+            if report.problems:
+                lines += ["Problems found:", *report.problems]
+            lines += [f"Note: {w}" for w in _window_warnings(report, store.read_only)]
+            if report.advice:
+                lines.append(report.advice)
+            self.w.audit.result.setText("\n".join(lines))
+            self.w.integrity_label.setText(BADGES[report.verdict])
+            self._offer_reanchor(report.no_checkpoint_here and not report.cancelled)
+            self.verified.emit(report.verdict in TRUSTED)
 
         def failed(message: str) -> None:
             self._verify_task = None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from engram.control import access_report_file, erase, forensics
+from engram.control.erasure_report import ErasureReport
 from engram.control.export_record import EXPORT_READ_ONLY
 from engram.control.private_file import NOT_ENCRYPTED
 from engram.control.wording import counted
@@ -210,8 +210,8 @@ class PersonActionsController(QObject):
         if typed is None:
             return
 
-        def done(report: dict[str, Any]) -> None:
-            self.hub.status(f"{person} was erased.", 10_000)
+        def done(report: ErasureReport) -> None:
+            self.hub.status(f"{person} was erased." if report.held else report.sentence(), 10_000)
             self.hub.changed.emit(f"{person} erased")
             self.hub.prompts.show_report(f"{person} was erased", erasure_summary(report))
 
