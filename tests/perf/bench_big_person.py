@@ -36,7 +36,7 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_inspector import KINDS, PERSON, SCOPES, wait
+from bench_inspector import PERSON, note_batch, wait
 from PySide6.QtCore import QDateTime, QSettings, QTimeZone
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -45,7 +45,6 @@ from engram.gui.controller import InspectorController
 from engram.gui.idle_lock import IdleLock
 from engram.gui.main_window import MainWindow
 from engram.model.clock import ManualClock
-from engram.runtime.note_writes import NoteDraft, note_added
 from engram.store import crypto, journal
 from engram.store.store import Store
 
@@ -66,22 +65,8 @@ def build(path: Path, notes: int) -> float:
         journal.ensure_person(store, txn, PERSON)
     size = notes // BATCHES
     for made in range(0, notes, size):
-        events = [
-            note_added(
-                NoteDraft(
-                    f"note {made + i}: prefers item {made + i} over the others",
-                    KINDS[i % 4],
-                    SCOPES[i % 3],
-                    confidence_bp=(made + i) * 37 % 10_000,
-                ),
-                "bench",
-                None,
-                None,
-            )
-            for i in range(min(size, notes - made))
-        ]
         with store.write() as txn:
-            journal.append(store, txn, PERSON, events)
+            journal.append(store, txn, PERSON, note_batch(made, min(size, notes - made)))
         clock.advance(timedelta(hours=1))
     store.close()
     return time.perf_counter() - start

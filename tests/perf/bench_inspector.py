@@ -41,6 +41,7 @@ from engram.gui.idle_lock import IdleLock
 from engram.gui.main_window import MainWindow
 from engram.gui.prompts import Prompts
 from engram.gui.tasks import CollectorHold
+from engram.model.events import NewEvent
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime.note_writes import NoteDraft, note_added
@@ -84,6 +85,24 @@ class BenchPrompts(Prompts):
         self.shown.append(f"error: {message}")
 
 
+def note_batch(first: int, size: int) -> list[NewEvent]:
+    """Notes `first` … `first + size - 1`, of every kind and scope, each with its number."""
+    return [
+        note_added(
+            NoteDraft(
+                f"note {n}: prefers item {n} over the others",
+                KINDS[n % 4],
+                SCOPES[n % 3],
+                confidence_bp=n * 37 % 10_000,
+            ),
+            "bench",
+            None,
+            None,
+        )
+        for n in range(first, first + size)
+    ]
+
+
 def build(path: Path, notes: int) -> float:
     """A store with one person holding `notes` notes; returns seconds spent."""
     start = time.perf_counter()
@@ -95,22 +114,8 @@ def build(path: Path, notes: int) -> float:
     made = 0
     while made < notes:
         size = min(BATCH, notes - made)
-        events = [
-            note_added(
-                NoteDraft(
-                    f"note {made + i}: prefers item {made + i} over the others",
-                    KINDS[i % 4],
-                    SCOPES[i % 3],
-                    confidence_bp=(made + i) * 37 % 10_000,
-                ),
-                "bench",
-                None,
-                None,
-            )
-            for i in range(size)
-        ]
         with store.write() as txn:
-            journal.append(store, txn, PERSON, events)
+            journal.append(store, txn, PERSON, note_batch(made, size))
         made += size
     store.close()
     return time.perf_counter() - start
