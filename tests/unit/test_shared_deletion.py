@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from engram.control import candidates, notes
+from engram.control import candidates, forensics, notes
 from engram.control.conversations import delete_conversation, preview_delete
 from engram.control.session import PersonSession
 from engram.engine.fold import fold
@@ -120,6 +120,10 @@ def test_issue18_item5_C4_a_person_deletes_a_shared_conversation_for_themself(
     assert notes.show_note(ana, s.anas_note)["text"] is None
     assert notes.show_note(ana, s.anas_closed)["text"] is None
     assert conversations_of(store, ANA) == []
+    said_in_audit = [r["action"] for r in forensics.audit_log(ana)]
+    assert "deleted their part of a shared conversation (their turns): 1 note closed" in (
+        said_in_audit
+    )
     (rejected,) = [c for c in candidates.list_candidates(ana) if c["id"] == s.anas_candidate]
     assert rejected["status"] == "rejected"
     assert candidates.audit(ana, s.anas_candidate)[-1]["reason"] == REASON

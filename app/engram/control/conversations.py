@@ -247,6 +247,7 @@ def _deletion_events(
     person: PersonId,
     cascade: Cascade,
     conversation: ConversationId,
+    kept_by_others: bool,
 ) -> tuple[list[NewEvent], Shredded]:
     """One person's part of a deletion: the C4 cascade, what reopens (F1), and their pending
     suggestions from it rejected with the reason, in the caller's transaction."""
@@ -257,6 +258,8 @@ def _deletion_events(
         "closed": closed,
         "trimmed": [v.note.id for v in cascade.survives],
         "shredded": shredded,
+        # Only this person's part went: the audit must not say the transcript and key did.
+        **({"kept_by_others": True} if kept_by_others else {}),
     }
     actor = session.actor
     reopen = reopened_after(txn.conn, person, closed, actor, None, [conversation])
@@ -289,7 +292,9 @@ def delete_conversation(
     with store.write() as txn:
         for cascade in preview.people:
             journal.lock(txn, cascade.person)
-            events, removed = _deletion_events(txn, session, cascade.person, cascade, conversation)
+            events, removed = _deletion_events(
+                txn, session, cascade.person, cascade, conversation, bool(preview.keeping)
+            )
             tally.merge(removed)
             journal.append(store, txn, cascade.person, events)
         if preview.keeping:
