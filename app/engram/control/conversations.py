@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection
-
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
@@ -161,7 +159,7 @@ def why_it_survives(session: PersonSession, note: Note, conversation: Conversati
 
 
 def pending_from(
-    store: Store, conn: Connection, person: PersonId, conversation: ConversationId
+    store: Store, conn: Any, person: PersonId, conversation: ConversationId
 ) -> list[CascadeCandidate]:
     """A person's pending suggestions learned in a conversation, with their words."""
     pending = []
