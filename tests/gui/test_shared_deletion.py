@@ -82,3 +82,24 @@ def test_issue18_item5_C4_a_cancelled_choice_deletes_nothing(
     wait_idle(qtbot, inspector)
     assert inspector.prompts.confirmations == []  # never reached the typed confirmation
     assert shared in [i.id for i in conversations_of(store, MAYA)]
+
+
+def test_issue18_item5_the_choice_dialog_answers_the_button_pressed(qtbot: Any) -> None:
+    """The real dialog behind `choose`: the key of the button clicked; Cancel is the
+    default, so Return alone chooses nothing."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDialog, QDialogButtonBox
+
+    from engram.gui.dialogs import ChoiceDialog
+
+    choices = [("me", "Delete for maya"), ("everyone", "Delete for everyone (staff)")]
+    dialog = ChoiceDialog("Delete conversation", "Shared with sam.", choices)
+    qtbot.addWidget(dialog)
+    qtbot.mouseClick(dialog.choices["everyone"], Qt.MouseButton.LeftButton)
+    assert dialog.result() == QDialog.DialogCode.Accepted and dialog.chosen == "everyone"
+    again = ChoiceDialog("Delete conversation", "Shared with sam.", choices)
+    qtbot.addWidget(again)
+    cancel = again.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    assert cancel.isDefault()
+    qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
+    assert again.result() == QDialog.DialogCode.Rejected and again.chosen is None
