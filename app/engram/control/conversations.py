@@ -224,7 +224,7 @@ def preview_delete(
     if others and for_everyone and not is_staff(session.actor):
         raise NotAllowed(
             f"{_sentence_start(named)} is shared with {listed(others)}, so only support staff "
-            f"may delete it for everyone; delete it for yourself, or ask support to."
+            "may delete it for everyone; delete it for yourself, or ask support to."
         )
     mine = _cascade(session, conversation)
     if others and not for_everyone:
