@@ -211,5 +211,5 @@ def test_issue18_item5_C4_the_client_deletes_a_shared_conversation_for_the_perso
         dan.append_turn(chat.id, "user", "I'm Dan.")
         done = cleo.delete_conversation(chat.id)
         assert done.deleted and done.for_everyone is False and done.kept_by == ["dan"]
-        assert [c.id for c in cleo.conversations()] == []
+        assert chat.id not in [c.id for c in cleo.conversations()]  # cleo has others
         assert [c.id for c in dan.conversations()] == [chat.id]
