@@ -48,6 +48,7 @@ class FakePrompts:
     closed_all: int = 0
     chosen_note: str | None = None  # the note link clicked in "what did the agent see?"
     yes: bool = False
+    chosen: str | None = "me"  # a choice among a few ways forward (delete for whom)
     secret: NewStoreSecret | None = None
     person: str | None = None
     note: NoteToAdd | None = None
@@ -102,6 +103,10 @@ class FakePrompts:
     def question(self, title: str, text: str, yes: str) -> bool:
         self.asked.append(("question", text))
         return self.yes
+
+    def choose(self, title: str, text: str, choices: Sequence[tuple[str, str]]) -> str | None:
+        self.asked.append(("choose", (text, list(choices))))
+        return self.chosen
 
     def person_to_add(self) -> str | None:
         self.asked.append(("person_to_add", None))

@@ -121,6 +121,46 @@ def test_conversation_delete_preview_then_delete(cli: Any, populated: dict[str, 
     assert cli("conversations", "list", "--person", "ana", "--json").json() == []
 
 
+def test_issue18_item5_C4_conversation_delete_of_a_shared_conversation(cli: Any) -> None:
+    """Issue 18 item 5, C4 on the CLI: a person deletes a shared conversation for themself
+    (the other keeps it and his note); --for-everyone is refused to a person in one
+    sentence, and previewed by staff naming each person."""
+    assert cli("init", "--json").code == 0
+    c = cli("conversation", "start", "--participants", "ana,ben").out.strip()
+    for who, said in (("ana", "I moved to Oslo"), ("ben", "I fly planes")):
+        cli("conversation", "append", c, "--role", "user", "--author", who, "--text", said)
+    for who, fact in (("ana", "Lives in Oslo"), ("ben", "Is a pilot")):
+        cli(
+            "notes", "add", "--person", who, "--text", fact, "--kind", "fact",
+            "--scope", "direct", "--conversation", c,
+        )  # fmt: skip
+    bens = cli("notes", "list", "--person", "ben", "--json").json()
+    refused = cli("conversation", "delete", c, "--person", "ana", "--for-everyone")
+    assert refused.code == 1 and refused.out == ""
+    assert refused.err.strip().endswith(
+        "is shared with ben, so only support staff may delete it for everyone; delete it "
+        "for yourself, or ask support to."
+    )
+    staff = cli(
+        "--actor", "staff:dana", "conversation", "delete", c, "--person", "ana",
+        "--for-everyone", "--preview",
+    )  # fmt: skip
+    assert staff.code == 0 and "for everyone in it" in staff.out
+    assert " ana:" in staff.out and " ben:" in staff.out and "Is a pilot" in staff.out
+    preview = cli("conversation", "delete", c, "--person", "ana", "--preview", "--json").json()
+    assert preview["for_everyone"] is False and preview["kept_by"] == ["ben"]
+    assert [n["text"] for n in preview["closes"]] == ["Lives in Oslo"]
+    done = cli("conversation", "delete", c, "--person", "ana")
+    assert done.code == 0 and "for ana: their turns are excised and ben keeps it." in done.out
+    assert cli("notes", "list", "--person", "ben", "--json").json() == bens
+    assert cli("notes", "list", "--person", "ana", "--json").json() == []
+    assert cli("conversations", "list", "--person", "ana", "--json").json() == []
+    assert [r["id"] for r in cli("conversations", "list", "--person", "ben", "--json").json()] == [
+        c
+    ]
+    assert cli("verify", "--json").json()["ok"] is True
+
+
 def test_erase_person_and_export(cli: Any, populated: dict[str, str]) -> None:
     exported = json.loads(cli("export", "--person", "ana").out)
     assert exported["notes"][0]["text"] == "Lives in Oslo"

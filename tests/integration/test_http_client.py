@@ -198,3 +198,18 @@ def test_issue16_3_an_unreachable_server_is_retried_a_bounded_number_of_times(
     ):
         memory.start_conversation()
     assert time.monotonic() - started < 3  # 0.2 + 0.4 s of backoff, then it gives up
+
+
+def test_issue18_item5_C4_the_client_deletes_a_shared_conversation_for_the_person(
+    server: Served,
+) -> None:
+    """Issue 18 item 5, C4: the typed client reads a for-oneself deletion — who keeps the
+    conversation, and that it was not for everyone."""
+    with _client(server, "cleo") as cleo, _client(server, "dan") as dan:
+        chat = cleo.start_conversation(participants=["dan"])
+        cleo.append_turn(chat.id, "user", "I'm Cleo.")
+        dan.append_turn(chat.id, "user", "I'm Dan.")
+        done = cleo.delete_conversation(chat.id)
+        assert done.deleted and done.for_everyone is False and done.kept_by == ["dan"]
+        assert chat.id not in [c.id for c in cleo.conversations()]  # cleo has others
+        assert [c.id for c in dan.conversations()] == [chat.id]

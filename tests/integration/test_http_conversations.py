@@ -422,10 +422,39 @@ def test_issue16_a_deleted_conversation_takes_no_turns_and_says_so(
             f"Conversation {conversation} was deleted; nothing more can be added to or read "
             "from it."
         )
-    status, refused = api("DELETE", f"{CONVERSATIONS}/{shared}")
-    assert status == 403 and "only staff may delete it" in refused["error"]
-    assert api("GET", f"{CONVERSATIONS}/{shared}")[0] == 200  # still there for both
     assert [c["id"] for c in api("GET", CONVERSATIONS)[1]["conversations"]] == [shared]
+    assert verify(store).ok
+
+
+def test_issue18_item5_C4_over_http_a_person_deletes_a_shared_conversation_for_themself(
+    api: Client, store: Store
+) -> None:
+    """Issue 18 item 5, C4: DELETE on a shared conversation (a 403 before) deletes it for
+    the calling person: their turns excised, the other participant keeps it and their
+    turns; `for_everyone` is a staff action, refused to an API key in one sentence."""
+    shared = _start(api, {"participants": ["ben"]})
+    _say(api, shared, "user", "I'm Ana, I live in Porto.")
+    status, bens = api(
+        "POST",
+        f"{CONVERSATIONS}/{shared}/turns",
+        {"role": "user", "text": "I'm Ben, a pilot."},
+        person="ben",
+    )
+    assert status == 201, bens
+    status, refused = api("DELETE", f"{CONVERSATIONS}/{shared}?for_everyone=true")
+    assert status == 403 and refused["error"] == (
+        "Only support staff may delete a shared conversation for everyone in it (from the "
+        "inspector or the CLI); delete it for this person without for_everyone, or ask support."
+    )
+    status, preview = api("GET", f"{CONVERSATIONS}/{shared}/deletion-preview")
+    assert status == 200 and preview["for_everyone"] is False and preview["kept_by"] == ["ben"]
+    status, deleted = api("DELETE", f"{CONVERSATIONS}/{shared}")
+    assert status == 200 and deleted["deleted"] is True, deleted
+    assert deleted["report"]["turns_excised"] == 1
+    assert api("GET", CONVERSATIONS)[1]["conversations"] == []  # gone for ana
+    status, kept = api("GET", f"{CONVERSATIONS}/{shared}", person="ben")
+    assert status == 200 and kept["id"] == shared  # ben keeps it, his turn, not her words
+    assert _entries(store, shared) == [None, "I'm Ben, a pilot.", None]
     assert verify(store).ok
 
 

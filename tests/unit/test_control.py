@@ -103,12 +103,15 @@ def test_C4_deleting_a_conversation_closes_what_it_taught_and_nothing_it_corrobo
     assert report.ok, report.problems
 
 
-def test_C4_deletion_reaches_every_participant(store: Store, ana: PersonSession) -> None:
+def test_C4_deletion_for_everyone_by_staff_reaches_every_participant(
+    store: Store, ana: PersonSession
+) -> None:
     shared = start_conversation(store, [ANA, BEN])
     turn = append_turn(store, shared.id, role="user", author=BEN, text="I'm Ben, a pilot")
     learn_note(store, BEN, NoteDraft("Is a pilot", Kind.FACT, Scope.PORTABLE), shared.id, turn)
-    assert preview_delete(ana, shared.id).others_closing == 1
-    delete_conversation(ana, shared.id)
+    staff = PersonSession.open(store, ANA, "staff:dana")
+    assert preview_delete(staff, shared.id, for_everyone=True).others_closing == 1
+    delete_conversation(staff, shared.id, for_everyone=True)
     ben = PersonSession.open(store, BEN)
     assert notes.list_notes(ben) == []
     with pytest.raises(NotAllowed):

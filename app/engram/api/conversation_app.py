@@ -113,10 +113,18 @@ def install_conversation_routes(
         return ops.preview_delete(call, conversation)
 
     @app.delete(at, response_model=cm.DeletionAnswer, tags=tags, responses=_GONE)
-    def delete_conversation(call: Bound, conversation: ConversationPath) -> dict[str, Any]:
-        """Delete a conversation only the person takes part in: its log and key go, notes
-        whose text came from it close (C4). A shared one is a 403 (a staff action)."""
-        return ops.delete(call, conversation)
+    def delete_conversation(
+        call: Bound,
+        conversation: ConversationPath,
+        for_everyone: Annotated[
+            bool,
+            Query(description="Delete it for every participant: a staff action, so 403 here."),
+        ] = False,
+    ) -> dict[str, Any]:
+        """Delete a conversation for the person (C4): one only they take part in goes (its
+        log and key); from a shared one their turns are excised and their notes whose text
+        came from it close, while the others keep it. For everyone is a 403 (staff only)."""
+        return ops.delete(call, conversation, for_everyone)
 
     @app.post(
         f"{at}/turns",

@@ -141,17 +141,42 @@ class CascadeItem(Item):
     reason: str
 
 
+class RejectedCandidate(Answer):
+    """A pending suggestion from the conversation, rejected with the reason."""
+
+    id: str
+    text: str | None
+    reason: str
+
+
+class PersonCascade(Answer):
+    """One affected person's part of a deletion."""
+
+    person: str
+    closes: list[CascadeItem]
+    survives: list[CascadeItem]
+    reopens: list[CascadeItem]
+    shreds: list[CascadeItem]
+    candidates_rejected: list[RejectedCandidate]
+
+
 class DeletionAnswer(Answer):
-    """What deleting the conversation closes, keeps and reopens for the person; `deleted`
-    is false in a preview."""
+    """What deleting the conversation closes, keeps and reopens for the person, which
+    closed notes lose their words and which suggestions are rejected; `deleted` is false in
+    a preview, `kept_by` names who keeps a shared conversation."""
 
     conversation: str
     person: str
     deleted: bool
+    for_everyone: bool
     closes: list[CascadeItem]
     survives: list[CascadeItem]
     reopens: list[CascadeItem]
+    shreds: list[CascadeItem]
+    candidates_rejected: list[RejectedCandidate]
     other_participants_notes_closing: int
+    people: list[PersonCascade]
+    kept_by: list[str]
     report: dict[str, Any] | None = None
 
 

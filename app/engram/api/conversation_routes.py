@@ -129,18 +129,21 @@ class ConversationApi:
         }
 
     def preview_delete(self, call: Call, conversation: str) -> dict[str, Any]:
-        """Which of the person's notes deleting it would close, keep and reopen (C4)."""
+        """What deleting it for the person would do: their notes that close, keep and
+        reopen, the closed ones it shreds, the suggestions it rejects (C4)."""
         info = self.bound(call, conversation)
         return conversation_control.preview_delete(call.session, info.id).to_json()
 
-    def delete(self, call: Call, conversation: str) -> dict[str, Any]:
-        """Delete a conversation only the person takes part in, with its cascade (C4)."""
+    def delete(self, call: Call, conversation: str, for_everyone: bool = False) -> dict[str, Any]:
+        """Delete a conversation for the calling person (C4): one only they take part in
+        goes; from a shared one their turns are excised and their notes from it close,
+        while the others keep it. For everyone is a staff action, never an API key's."""
         info = self.bound(call, conversation)
-        if len(info.participants) > 1:
-            # C4: deleting a shared conversation for everyone is a staff action.
+        if for_everyone and len(info.participants) > 1:
             raise NotAllowed(
-                f"Conversation {info.id} is shared with {len(info.participants) - 1} other "
-                "people, so only staff may delete it, after a preview that names each of them."
+                "Only support staff may delete a shared conversation for everyone in it "
+                "(from the inspector or the CLI); delete it for this person without "
+                "for_everyone, or ask support."
             )
         return conversation_control.delete_conversation(call.session, info.id).to_json()
 

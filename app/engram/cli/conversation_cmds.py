@@ -12,7 +12,7 @@ from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, s
 from engram.control import conversations as conversation_control
 from engram.control import views
 from engram.control.session import check_session_actor
-from engram.control.wording import counted, verb
+from engram.control.wording import listed, verb
 from engram.engine import history_search
 from engram.engine import recall as recall_rules
 from engram.model.conversation import Surface, TurnStatus
@@ -77,10 +77,25 @@ def register(commands: Any) -> None:
     p.add_argument("conversation", help=CONVERSATION)
     p.set_defaults(handler=cmd_complete)
 
-    p = actions.add_parser("delete", help="delete a conversation (preview with --preview)")
+    p = actions.add_parser(
+        "delete",
+        help="delete a conversation (preview with --preview); a shared one is deleted for "
+        "--person only, unless staff add --for-everyone",
+    )
     p.add_argument("conversation", help=CONVERSATION)
-    p.add_argument("--person", required=True, help="who asks: one of its participants")
+    p.add_argument(
+        "--person",
+        required=True,
+        help="whose part is deleted: one of its participants (their turns are excised from a "
+        "shared conversation, their notes from it closed; the others keep it)",
+    )
     p.add_argument("--preview", action="store_true", help="show what would close; change nothing")
+    p.add_argument(
+        "--for-everyone",
+        action="store_true",
+        help="delete it for every participant (support staff only, with --actor staff:ID); "
+        "the preview names each person and what closes for them",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_delete)
 
@@ -218,27 +233,41 @@ def cmd_complete(ctx: CommandContext) -> int:
 def cmd_delete(ctx: CommandContext) -> int:
     session = ctx.session(ctx.args.person)
     conversation = ConversationId(ctx.args.conversation)
+    everyone = ctx.args.for_everyone
     if ctx.args.preview:
-        result = conversation_control.preview_delete(session, conversation)
+        result = conversation_control.preview_delete(session, conversation, for_everyone=everyone)
     else:
-        result = conversation_control.delete_conversation(session, conversation)
+        result = conversation_control.delete_conversation(
+            session, conversation, for_everyone=everyone
+        )
     if ctx.as_json:
         emit_json(result.to_json())
         return 0
     did = "Deleted" if result.done else "Deleting would delete"
     named = f"{result.named} ({conversation})" if result.named else f"conversation {conversation}"
-    emit_line(f"{did} {named}.")
-    for doing, notes in (
-        ("closes  ", result.cascade.closes),
-        ("survives", result.cascade.survives),
-        ("reopens ", result.cascade.reopens),
-    ):
-        for item in notes:
-            emit_line(f"  {doing} {item.note.id}  {shorten(item.text)} ({item.reason})")
-    if result.others_closing:
-        others = counted(result.others_closing, "note")
-        closing = verb(result.others_closing, "closes", "close")
-        emit_line(f"  and {others} about other participants {closing}")
+    if result.keeping:
+        emit_line(
+            f"{did} {named} for {session.person}: their turns are excised and "
+            f"{listed(result.keeping)} {verb(len(result.keeping), 'keeps', 'keep')} it."
+        )
+    else:
+        emit_line(f"{did} {named} for everyone in it.")
+    for cascade in result.people:
+        if result.others:
+            emit_line(f" {cascade.person}:")
+        for doing, notes in (
+            ("closes  ", cascade.closes),
+            ("survives", cascade.survives),
+            ("reopens ", cascade.reopens),
+            ("shreds  ", cascade.shreds),
+        ):
+            for item in notes:
+                emit_line(f"  {doing} {item.note.id}  {shorten(item.text)} ({item.reason})")
+        for candidate in cascade.rejects:
+            emit_line(
+                f"  rejects  {candidate.id}  {shorten(candidate.text)} (a pending suggestion: "
+                f"{conversation_control.REJECTED_BECAUSE})"
+            )
     return 0
 
 

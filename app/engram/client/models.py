@@ -295,9 +295,18 @@ class CascadeItem(Item):
     reason: str
 
 
+class RejectedCandidate(Answer):
+    """A pending suggestion from the deleted conversation, rejected with the reason."""
+
+    id: str
+    text: str | None
+    reason: str
+
+
 class Deletion(Answer):
     """What deleting the conversation closes, keeps and reopens for the person; `deleted`
-    is False in a preview."""
+    is False in a preview. A shared conversation is deleted for the person only: `kept_by`
+    names who keeps it (the defaults are what a server before issue 18 item 5 meant)."""
 
     conversation: str
     person: str
@@ -306,3 +315,7 @@ class Deletion(Answer):
     survives: list[CascadeItem]
     reopens: list[CascadeItem]
     other_participants_notes_closing: int
+    for_everyone: bool = True
+    shreds: list[CascadeItem] = []
+    candidates_rejected: list[RejectedCandidate] = []
+    kept_by: list[str] = []

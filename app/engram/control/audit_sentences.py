@@ -68,6 +68,8 @@ def describe(
             return f"{counted(len(body['merged']), 'note')} merged into {other(body['into'])}"
         case EventType.CONVERSATION_DELETED:
             closed = counted(len(body.get("closed", [])), "note")
+            if body.get("kept_by_others"):  # C4: deleted for one person, the others keep it
+                return f"deleted their part of a shared conversation (their turns): {closed} closed"
             if people:  # its day and people went with it
                 return f"deleted a conversation (its transcript and key): {closed} closed"
             return f"conversation {body['conversation']} deleted: {closed} closed"

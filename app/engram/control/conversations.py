@@ -8,17 +8,18 @@ from typing import Any
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.views import NoteView
-from engram.control.wording import actor_named, conversation_named, quoted
+from engram.control.wording import actor_named, conversation_named, listed, quoted
 from engram.model.conversation import EntryKind
 from engram.model.errors import NotAllowed
 from engram.model.events import EventType as E
 from engram.model.events import NewEvent
-from engram.model.ids import ConversationId, PersonId
+from engram.model.ids import CandidateId, ConversationId, PersonId
 from engram.model.notes import Note
 from engram.runtime.conversations import require_conversation
-from engram.runtime.note_writes import reopened_after
-from engram.store import conversation_log, erasure, journal, pending_erasure
+from engram.runtime.note_writes import read_suggestion, reopened_after
+from engram.store import conversation_log, erasure, journal, pending_erasure, projection_state
 from engram.store.erasure import Shredded
+from engram.store.store import Store, WriteTxn
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,20 +44,48 @@ class CascadeNote:
         return {**self.view.to_json(), "reason": self.reason}
 
 
+@dataclass(frozen=True, slots=True)
+class CascadeCandidate:
+    """A pending suggestion learned in the conversation: the deletion rejects it."""
+
+    id: CandidateId
+    revision: int
+    text: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """Its id, words and the reason it is rejected with."""
+        return {"id": self.id, "text": self.text, "reason": REJECTED_BECAUSE}
+
+
 @dataclass
 class Cascade:
-    """What deleting a conversation does to one person's notes: which close, which survive
-    (losing it as a source) and which reopen (what they were contradicted by closes)."""
+    """What deleting a conversation does to one person's memory: which notes close, which
+    survive (losing it as a source), which reopen (what they were contradicted by closes),
+    which already closed notes lose their text, and which pending suggestions are rejected."""
 
     person: PersonId
     closes: list[CascadeNote] = field(default_factory=list)
     survives: list[CascadeNote] = field(default_factory=list)
     reopens: list[CascadeNote] = field(default_factory=list)
+    shreds: list[CascadeNote] = field(default_factory=list)
+    rejects: list[CascadeCandidate] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The person and each list, as `--json` prints it."""
+        return {
+            "person": self.person,
+            "closes": [v.to_json() for v in self.closes],
+            "survives": [v.to_json() for v in self.survives],
+            "reopens": [v.to_json() for v in self.reopens],
+            "shreds": [v.to_json() for v in self.shreds],
+            "candidates_rejected": [c.to_json() for c in self.rejects],
+        }
 
 
 @dataclass
 class ConversationDeletion:
-    """The preview, or the result, of deleting a conversation."""
+    """The preview, or the result, of deleting a conversation: for the asking person only
+    (`for_everyone` False on a shared conversation), or for every participant."""
 
     conversation: ConversationId
     cascade: Cascade
@@ -65,6 +94,16 @@ class ConversationDeletion:
     report: dict[str, Any] = field(default_factory=dict)
     # The conversation in words ("the conversation of 3 Nov with maya and sam").
     named: str = ""
+    for_everyone: bool = True
+    # The other participants whose part is deleted too (for everyone), each with theirs.
+    others: list[Cascade] = field(default_factory=list)
+    # Who keeps the conversation (a delete for one person of a shared one).
+    keeping: tuple[PersonId, ...] = ()
+
+    @property
+    def people(self) -> list[Cascade]:
+        """Every person whose part is deleted, the asker first."""
+        return [self.cascade, *self.others]
 
     def to_json(self) -> dict[str, Any]:
         """As printed by `engram conversation delete --json`."""
@@ -72,12 +111,20 @@ class ConversationDeletion:
             "conversation": self.conversation,
             "person": self.cascade.person,
             "deleted": self.done,
+            "for_everyone": self.for_everyone,
             "closes": [v.to_json() for v in self.cascade.closes],
             "survives": [v.to_json() for v in self.cascade.survives],
             "reopens": [v.to_json() for v in self.cascade.reopens],
+            "shreds": [v.to_json() for v in self.cascade.shreds],
+            "candidates_rejected": [c.to_json() for c in self.cascade.rejects],
             "other_participants_notes_closing": self.others_closing,
+            "people": [c.to_json() for c in self.people],
+            "kept_by": list(self.keeping),
             **({"report": self.report} if self.done else {}),
         }
+
+
+REJECTED_BECAUSE = "the conversation it came from was deleted"
 
 
 def named_conversation(session: PersonSession, conversation: str) -> str:
@@ -111,10 +158,30 @@ def why_it_survives(session: PersonSession, note: Note, conversation: Conversati
     )
 
 
+def pending_from(
+    store: Store, conn: Any, person: PersonId, conversation: ConversationId
+) -> list[CascadeCandidate]:
+    """A person's pending suggestions learned in a conversation, with their words."""
+    pending = []
+    for state in projection_state.candidates(conn, person, "pending"):
+        suggested = journal.event_at(conn, person, state.payload_seq)
+        if suggested is not None and suggested.body.get("origin") == conversation:
+            pending.append(state)
+    sealed = journal.texts(store, conn, person, [s.payload_seq for s in pending])
+    return [
+        CascadeCandidate(s.id, s.revision, read_suggestion(sealed.get(s.payload_seq)).text)
+        for s in pending
+    ]
+
+
 def _cascade(session: PersonSession, conversation: ConversationId) -> Cascade:
     cascade = Cascade(session.person)
     for view in memory_control.notes_touching(session, conversation):
         if not view.note.is_active:
+            # C4: a closed note still shows its words in its history; those learned here go.
+            if view.note.origin == conversation and view.text is not None:
+                reason = "it is already closed, but its words come from this conversation"
+                cascade.shreds.append(CascadeNote(view, reason + " and are shredded with it"))
             continue
         if view.note.origin == conversation:
             reason = "its text comes from this conversation, so it goes with it"
@@ -129,6 +196,8 @@ def _cascade(session: PersonSession, conversation: ConversationId) -> Cascade:
             "conversation, so what was known before holds again"
         )
         cascade.reopens.append(CascadeNote(view, reason))
+    with session.store.read() as conn:
+        cascade.rejects = pending_from(session.store, conn, session.person, conversation)
     return cascade
 
 
@@ -136,69 +205,125 @@ def _sentence_start(words: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def preview_delete(session: PersonSession, conversation: ConversationId) -> ConversationDeletion:
-    """Which of this person's notes would close, which survive, and how many of others'."""
+def is_staff(actor: str) -> bool:
+    """Support staff act under `staff:ID` (DESIGN: the inspector's operations)."""
+    return actor.startswith("staff:")
+
+
+def preview_delete(
+    session: PersonSession, conversation: ConversationId, *, for_everyone: bool = False
+) -> ConversationDeletion:
+    """What deleting the conversation would do: for this person alone when others share it
+    (their turns excised, their notes from it closed), or — a staff action — for everyone
+    in it, naming each person and what closes for them (C4). Changes nothing."""
     info = require_conversation(session.store, conversation)
     if session.person not in info.participants:
         raise NotAllowed(f"{session.person} is not a participant of conversation {conversation}.")
-    others = 0
-    for person in info.participants:
-        if person == session.person:
-            continue
-        other = PersonSession(session.store, person, session.actor)
-        others += len(_cascade(other, conversation).closes)
     named = conversation_named(info.created_at, info.participants)
-    return ConversationDeletion(conversation, _cascade(session, conversation), others, named=named)
+    others = tuple(p for p in info.participants if p != session.person)
+    if others and for_everyone and not is_staff(session.actor):
+        raise NotAllowed(
+            f"{_sentence_start(named)} is shared with {listed(others)}, so only support staff "
+            "may delete it for everyone; delete it for yourself, or ask support to."
+        )
+    mine = _cascade(session, conversation)
+    if others and not for_everyone:
+        return ConversationDeletion(
+            conversation, mine, 0, named=named, for_everyone=False, keeping=others
+        )
+    # Staff act on each participant under their own id (never the asker's name).
+    theirs = [
+        _cascade(PersonSession(session.store, p, session.actor), conversation) for p in others
+    ]
+    closing = sum(len(c.closes) for c in theirs)
+    return ConversationDeletion(conversation, mine, closing, named=named, others=theirs)
+
+
+def _deletion_events(
+    txn: WriteTxn,
+    session: PersonSession,
+    person: PersonId,
+    cascade: Cascade,
+    conversation: ConversationId,
+    kept_by_others: bool,
+) -> tuple[list[NewEvent], Shredded]:
+    """One person's part of a deletion: the C4 cascade, what reopens (F1), and their pending
+    suggestions from it rejected with the reason, in the caller's transaction."""
+    shredded, removed = erasure.shred_note_payloads(txn, person, conversation)
+    closed = [v.note.id for v in cascade.closes]
+    body = {
+        "conversation": conversation,
+        "closed": closed,
+        "trimmed": [v.note.id for v in cascade.survives],
+        "shredded": shredded,
+        # Only this person's part went: the audit must not say the transcript and key did.
+        **({"kept_by_others": True} if kept_by_others else {}),
+    }
+    actor = session.actor
+    reopen = reopened_after(txn.conn, person, closed, actor, None, [conversation])
+    # Read again under the journal's lock: a suggestion made since the preview is rejected too.
+    rejects = [
+        NewEvent(
+            E.CANDIDATE_REVIEWED,
+            actor,
+            {"candidate": c.id, "revision": c.revision, "decision": "rejected"},
+            None,
+            REJECTED_BECAUSE,
+        )
+        for c in pending_from(session.store, txn.conn, person, conversation)
+    ]
+    return [NewEvent(E.CONVERSATION_DELETED, actor, body), *reopen, *rejects], removed
 
 
 def delete_conversation(
-    session: PersonSession, conversation: ConversationId
+    session: PersonSession, conversation: ConversationId, *, for_everyone: bool = False
 ) -> ConversationDeletion:
-    """Delete the conversation for everyone in it: its log and key go, notes whose text
-    originated there close (their text is shredded), corroborated notes lose it as a source.
-    """
-    preview = preview_delete(session, conversation)
+    """Delete the conversation (C4). Shared with others, it is deleted for this person
+    alone unless `for_everyone` (staff only): their turns are excised, their notes whose
+    text came from it close (text shredded), their pending suggestions from it are
+    rejected; the others keep it, their notes and turns untouched. Otherwise its log and
+    key go, and every participant's part goes with them."""
+    preview = preview_delete(session, conversation, for_everyone=for_everyone)
     store = session.store
-    info = require_conversation(store, conversation)
     tally = Shredded()
-    cascades = {
-        person: _cascade(PersonSession(store, person, session.actor), conversation)
-        for person in info.participants
-    }
+    excised = 0
     with store.write() as txn:
-        for person, cascade in cascades.items():
-            shredded, removed = erasure.shred_note_payloads(txn, person, conversation)
+        for cascade in preview.people:
+            journal.lock(txn, cascade.person)
+            events, removed = _deletion_events(
+                txn, session, cascade.person, cascade, conversation, bool(preview.keeping)
+            )
             tally.merge(removed)
-            closed = [v.note.id for v in cascade.closes]
-            body = {
-                "conversation": conversation,
-                "closed": closed,
-                "trimmed": [v.note.id for v in cascade.survives],
-                "shredded": shredded,
-            }
-            reopen = reopened_after(txn.conn, person, closed, session.actor, None, [conversation])
-            deleted = NewEvent(E.CONVERSATION_DELETED, session.actor, body)
-            journal.append(store, txn, person, [deleted, *reopen])
-        tally.merge(erasure.shred_conversation(store, txn, conversation))
+            journal.append(store, txn, cascade.person, events)
+        if preview.keeping:
+            reason = "participant deleted the conversation for themself"
+            excised, removed = erasure.excise_author(
+                store, txn, conversation, session.person, session.actor, reason
+            )
+            tally.merge(removed)
+            kind = "conversation_part"
+        else:
+            tally.merge(erasure.shred_conversation(store, txn, conversation))
+            kind = "conversation"
         erasure.record_erasure(
             store,
             txn,
             session.actor,
-            {
-                "kind": "conversation",
-                "subject": store.hidden_name(conversation),
-                "rows": tally.rows_deleted,
-            },
+            {"kind": kind, "subject": store.hidden_name(conversation), "rows": tally.rows_deleted},
         )
-    finished = pending_erasure.finish_or_raise(
-        store,
-        f"{_sentence_start(preview.named or 'the conversation')} was deleted (its key "
-        "destroyed, its rows gone)",
+    named = _sentence_start(preview.named or "the conversation")
+    done = (
+        f"{named} was deleted for {session.person} (their turns excised, their notes from it "
+        "shredded)"
+        if preview.keeping
+        else f"{named} was deleted (its key destroyed, its rows gone)"
     )
+    finished = pending_erasure.finish_or_raise(store, done)
     preview.done = True
     preview.report = {
         "keys_destroyed": tally.keys_destroyed,
         "rows_deleted": tally.rows_deleted,
+        **({"turns_excised": excised} if preview.keeping else {}),
         **finished.to_json(),
     }
     return preview

@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
@@ -201,6 +202,43 @@ class QuestionDialog(QDialog):
         # Once inside the dialog, or QDialog never hears of it (see DeleteNoteDialog).
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
         _tab_in_visual_order(None, self.buttons)
+
+
+class ChoiceDialog(QDialog):
+    """A question with a few ways forward and Cancel, the default; `chosen` is the key of
+    the button pressed."""
+
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        choices: Sequence[tuple[str, str]],
+        parent: QWidget | None = None,
+    ):
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setMinimumWidth(DIALOG_WIDTH)
+        layout = QVBoxLayout(self)
+        self.text = QLabel(text)
+        self.text.setWordWrap(True)
+        layout.addWidget(self.text)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.choices: dict[str, QPushButton] = {}
+        for key, label in choices:
+            self.choices[key] = self.buttons.addButton(
+                label, QDialogButtonBox.ButtonRole.AcceptRole
+            )
+        self.chosen: str | None = None
+        # The box says which button before it says "accepted", so `chosen` is set in time.
+        self.buttons.clicked.connect(self._clicked)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
+        _tab_in_visual_order(None, self.buttons)
+
+    def _clicked(self, button: QAbstractButton) -> None:
+        self.chosen = next((k for k, b in self.choices.items() if b is button), None)
 
 
 def _tab_in_visual_order(first: QWidget | None, buttons: QDialogButtonBox) -> None:

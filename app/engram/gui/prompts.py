@@ -30,6 +30,7 @@ from engram.control.turn_block import TurnSight
 from engram.gui.add_dialogs import AddNoteDialog, AddPersonDialog, NoteToAdd, SourceChoice
 from engram.gui.dialogs import (
     ActorDialog,
+    ChoiceDialog,
     DeleteNoteDialog,
     EditTextDialog,
     QuestionDialog,
@@ -67,6 +68,7 @@ class PromptHost(Protocol):
     def new_store_path(self, folder: str) -> str | None: ...
     def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None: ...
     def question(self, title: str, text: str, yes: str) -> bool: ...
+    def choose(self, title: str, text: str, choices: Sequence[tuple[str, str]]) -> str | None: ...
     def person_to_add(self) -> str | None: ...
     def note_to_add(self, sources: Sequence[SourceChoice]) -> NoteToAdd | None: ...
     def show_report(self, title: str, text: str) -> None: ...
@@ -218,6 +220,12 @@ class Prompts:
         """A yes-or-no question whose default is no; True only for `yes`."""
         dialog = QuestionDialog(title, text, yes, self._top())
         return bool(self._ask(dialog, lambda: True))
+
+    def choose(self, title: str, text: str, choices: Sequence[tuple[str, str]]) -> str | None:
+        """One of a few ways forward (`choices`: key and button label); Cancel is the
+        default. The key of the one chosen."""
+        dialog = ChoiceDialog(title, text, choices, self._top())
+        return self._ask(dialog, lambda: dialog.chosen)
 
     def person_to_add(self) -> str | None:
         """The id of a person to add."""

@@ -205,10 +205,16 @@ def scan_files(
 
 
 def excise_author(
-    store: Store, txn: WriteTxn, conversation: ConversationId, author: str, actor: str
+    store: Store,
+    txn: WriteTxn,
+    conversation: ConversationId,
+    author: str,
+    actor: str,
+    reason: str = "participant erased",
 ) -> tuple[int, Shredded]:
-    """Take an erased person out of a shared conversation: their turns' payloads go and they
-    stop being a reader; one signed log entry records both, so the chain still verifies."""
+    """Take a person out of a shared conversation (erased, or deleting it for themself,
+    C4): their turns' payloads go and they stop being a reader; one signed log entry
+    records both, so the chain still verifies."""
     from engram.model.conversation import EntryKind
     from engram.store.conversation_log import append_entry
 
@@ -239,7 +245,7 @@ def excise_author(
         author=actor,
         body={
             "excised": seqs,
-            "reason": "participant erased",
+            "reason": reason,
             "participant_removed": pseudonyms.pseudonym(store, author),
         },
     )

@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal
 from engram.control import conversations as conversation_control
 from engram.control import turn_block
 from engram.control.turn_block import TurnSight
-from engram.control.wording import counted, verb
+from engram.control.wording import counted, listed, verb
 from engram.engine.history_search import NO_MATCH_HINT
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
@@ -254,7 +254,9 @@ class ConversationsController(PanelController):
             self.delete_conversation(conversation)
 
     def delete_conversation(self, conversation: str) -> None:
-        """Preview which notes close and which survive, then delete on typed confirmation."""
+        """Preview which notes close and which survive, then delete on typed confirmation.
+        A shared conversation is deleted for the person shown; staff may choose to delete
+        it for everyone, after a preview naming each person (C4, issue 18 item 5)."""
         session = self.hub.session
         if session is None or not self.hub.writable():
             return
@@ -272,45 +274,124 @@ class ConversationsController(PanelController):
             if typed != "delete":
                 self.hub.fail("Nothing was deleted: the confirmation did not match.")
                 return
+            everyone = preview.for_everyone
+            named = preview.named or "the conversation"
             self.hub.act(
-                lambda: conversation_control.delete_conversation(session, target),
-                f"Deleted {preview.named or 'the conversation'}.",
+                lambda: conversation_control.delete_conversation(
+                    session, target, for_everyone=everyone
+                ),
+                f"Deleted {named} for {session.person}."
+                if preview.keeping
+                else f"Deleted {named}.",
             )
 
-        self.hub.run(lambda _: conversation_control.preview_delete(session, target), confirm)
+        def choose(preview: conversation_control.ConversationDeletion) -> None:
+            if preview.keeping and conversation_control.is_staff(session.actor):
+                whom = self.hub.ask(
+                    lambda p: p.choose(
+                        "Delete conversation",
+                        for_whom_text(session.person, preview),
+                        [
+                            ("me", f"Delete for {session.person}"),
+                            ("everyone", "Delete for everyone (staff)"),
+                        ],
+                    ),
+                    "the conversation was not deleted.",
+                )
+                if whom is None:
+                    return
+                if whom == "everyone":
+                    self.hub.run(
+                        lambda _: conversation_control.preview_delete(
+                            session, target, for_everyone=True
+                        ),
+                        confirm,
+                    )
+                    return
+            confirm(preview)
+
+        self.hub.run(lambda _: conversation_control.preview_delete(session, target), choose)
+
+
+def for_whom_text(person: str, preview: conversation_control.ConversationDeletion) -> str:
+    """The choice a staff member makes for a shared conversation, in words."""
+    named = preview.named or "this conversation"
+    others = listed(preview.keeping)
+    return (
+        f"{named[:1].upper() + named[1:]} is shared with {others}. Deleted for {person}, "
+        f"{person}'s turns are excised and {person}'s notes from it close; {others} "
+        f"{verb(len(preview.keeping), 'keeps', 'keep')} it. Deleted for everyone, it goes "
+        "for every participant, with each one's notes from it."
+    )
+
+
+def _items(views: list[Any]) -> str:
+    e = html.escape
+    return (
+        "".join(
+            f"<li><b>“{e(v.text or '[text already removed]')}”</b><br>"
+            f"<span style='color:gray'>{e(v.reason[:1].upper() + v.reason[1:])}.</span></li>"
+            for v in views
+        )
+        or "<li><i>none</i></li>"
+    )
+
+
+def _cascade_lists(cascade: conversation_control.Cascade) -> str:
+    rejected = [
+        f"<li><b>“{html.escape(c.text or '[text already removed]')}”</b><br>"
+        f"<span style='color:gray'>Rejected: "
+        f"{html.escape(conversation_control.REJECTED_BECAUSE)}.</span></li>"
+        for c in cascade.rejects
+    ]
+    return (
+        f"<p><b>These notes close:</b></p><ul>{_items(cascade.closes)}</ul>"
+        f"<p><b>These notes survive:</b></p><ul>{_items(cascade.survives)}</ul>"
+        + (
+            f"<p><b>These notes reopen:</b></p><ul>{_items(cascade.reopens)}</ul>"
+            if cascade.reopens
+            else ""
+        )
+        + (
+            f"<p><b>These closed notes lose their words:</b></p><ul>{_items(cascade.shreds)}</ul>"
+            if cascade.shreds
+            else ""
+        )
+        + (
+            f"<p><b>These suggestions are rejected:</b></p><ul>{''.join(rejected)}</ul>"
+            if rejected
+            else ""
+        )
+    )
 
 
 def cascade_html(preview: conversation_control.ConversationDeletion) -> str:
-    """The cascade preview: which notes close with the conversation and which survive."""
+    """The cascade preview: for whom the conversation goes, and for each person which notes
+    close, survive, reopen or lose their words, and which suggestions are rejected."""
     e = html.escape
-
-    def items(views: list[Any]) -> str:
-        return (
-            "".join(
-                f"<li><b>“{e(v.text or '[text already removed]')}”</b><br>"
-                f"<span style='color:gray'>{e(v.reason[:1].upper() + v.reason[1:])}.</span></li>"
-                for v in views
-            )
-            or "<li><i>none</i></li>"
-        )
-
-    others = (
-        f"<p>And {counted(preview.others_closing, 'note')} about other participants "
-        f"{verb(preview.others_closing, 'closes', 'close')}.</p>"
-        if preview.others_closing
-        else ""
-    )
     named = preview.named or "this conversation"
-    return (
-        # The conversation by its day and people; its id only in the tooltip (issue 17 #13).
-        f"<p>Deleting <span title='{e(preview.conversation)}'>{e(named)}</span> removes its "
-        "transcript and key for everyone in it.</p>"
-        f"<p><b>These notes close:</b></p><ul>{items(preview.cascade.closes)}</ul>"
-        f"<p><b>These notes survive:</b></p><ul>{items(preview.cascade.survives)}</ul>"
-        + (
-            f"<p><b>These notes reopen:</b></p><ul>{items(preview.cascade.reopens)}</ul>"
-            if preview.cascade.reopens
-            else ""
+    # The conversation by its day and people; its id only in the tooltip (issue 17 #13).
+    shown = f"<span title='{e(preview.conversation)}'>{e(named)}</span>"
+    person = e(preview.cascade.person)
+    if preview.keeping:
+        others = e(listed(preview.keeping))
+        return (
+            f"<p>Deleting {shown} for {person} excises {person}'s turns from it and closes "
+            f"{person}'s notes from it; {others} {verb(len(preview.keeping), 'keeps', 'keep')} "
+            "it, with their own notes and turns.</p>" + _cascade_lists(preview.cascade)
         )
-        + others
+    people = [c.person for c in preview.people]
+    for_everyone = f": {e(listed(people))}" if preview.others else ""
+    page = (
+        f"<p>Deleting {shown} removes its transcript and key for everyone in it{for_everyone}.</p>"
     )
+    if not preview.others:
+        page += _cascade_lists(preview.cascade)
+    else:
+        page += "".join(f"<h3>For {e(c.person)}</h3>{_cascade_lists(c)}" for c in preview.people)
+    if preview.others_closing:
+        page += (
+            f"<p>And {counted(preview.others_closing, 'note')} about other participants "
+            f"{verb(preview.others_closing, 'closes', 'close')}.</p>"
+        )
+    return page
