@@ -15,7 +15,8 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,16 @@ def _usage(store_path: Path) -> list[tuple[str, str | None]]:
     ]
 
 
+def _eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """True once `check` is (usage is written after the answer, within moments)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def _text(result: types.CallToolResult) -> str:
     first = result.content[0]
     assert isinstance(first, types.TextContent)
@@ -128,7 +139,8 @@ def test_issue16_item2_a_session_without_conversation_starts_its_own_once_when_n
             assert len(started) == 1
             own = started[0]
             assert (own.surface, own.participants, own.agent) == (Surface.CHAT, (ANA,), "helper")
-            assert ("assembly", own.id) in _usage(store_path)  # recorded as assembly records
+            # Recorded as assembly records — after the answer, by the server's usage writer.
+            assert _eventually(lambda: ("assembly", own.id) in _usage(store_path))
 
             got = await session.get_prompt("memory_block")
             (message,) = got.messages

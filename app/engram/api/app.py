@@ -29,6 +29,7 @@ from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
 from engram.model.errors import EngramError
 from engram.runtime.extraction import HostPolicy
+from engram.runtime.usage_writer import UsageWriter
 from engram.store.errors import OperationalError, is_busy
 from engram.store.store import Store
 
@@ -65,7 +66,8 @@ def build_app(
 ) -> FastAPI:
     """The application for one open store; learning after committed exchanges uses
     `extractor` (the offline rule extractor by default), unless `host` turns it off."""
-    api = MemoryApi(store)
+    usage = UsageWriter(store)  # reads answer at once; their usage is written after them
+    api = MemoryApi(store, usage)
     conversations = ConversationApi(store, extractor or RuleExtractor(), host or HostPolicy())
 
     @asynccontextmanager
@@ -78,6 +80,7 @@ def build_app(
             yield
         finally:
             await anyio.to_thread.run_sync(conversations.stop_learning)
+            await anyio.to_thread.run_sync(usage.close)  # pending usage is written first
 
     app = FastAPI(
         lifespan=lifespan,
@@ -91,6 +94,7 @@ def build_app(
         ),
         responses=_REFUSALS,
     )
+    app.state.usage = usage
 
     def caller(
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],

@@ -58,6 +58,7 @@ from engram.model.scope import Audience
 from engram.runtime import agents, api_keys, context, memory_tools
 from engram.runtime.conversations import ConversationGone
 from engram.runtime.idempotent_writes import ReusedKey
+from engram.runtime.usage_writer import SETTLE_SECONDS, UsageRecorder
 from engram.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -116,8 +117,9 @@ class Call:
 class MemoryApi:
     """The operations; errors are EngramErrors whose kind decides the status."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, usage: UsageRecorder | None = None) -> None:
         self.store = store
+        self.usage_records = usage  # where usage records go; None: written in the request
 
     # ---- who is calling ------------------------------------------------------------------
 
@@ -191,23 +193,37 @@ class MemoryApi:
     def assemble(self, call: Call, body: models.TurnRequest) -> dict[str, Any]:
         """The block a turn in the conversation gets (A1-A9), for its audience (S1-S3);
         its notes are recorded as used, as a real turn's are."""
-        block = context.assemble_turn(self.store, _turn(call, body), record_usage=True)
+        block = context.assemble_turn(
+            self.store, _turn(call, body), record_usage=True, usage=self.usage_records
+        )
         return views.assembled_json(block)
 
     def recall(self, call: Call, body: models.RecallRequest) -> dict[str, Any]:
         """memory_recall for a turn in the conversation (R1, R2), recorded as used."""
         result = memory_tools.recall_for_turn(
-            self.store, _turn(call, body), call.agent, limit=body.limit, record_usage=True
+            self.store,
+            _turn(call, body),
+            call.agent,
+            limit=body.limit,
+            record_usage=True,
+            usage=self.usage_records,
         )
         return views.recall_json(result)
 
     def show_item(self, call: Call, note_id: str) -> dict[str, Any]:
-        """A note with its versions, sources and usage."""
+        """A note with its versions, sources and usage (reads answered just before are in
+        it: their usage, still being written, is waited for briefly — never failed on)."""
+        self._settle_usage()
         return memory_control.show_note(call.session, note_id)
 
     def usage(self, call: Call, note_id: str) -> dict[str, Any]:
-        """Where a note was used."""
+        """Where a note was used (as in show_item)."""
+        self._settle_usage()
         return {"usage": memory_control.show_note(call.session, note_id).get("usage", [])}
+
+    def _settle_usage(self) -> None:
+        if self.usage_records is not None:
+            self.usage_records.flush(SETTLE_SECONDS)
 
     def patch_item(self, call: Call, note_id: str, body: models.ItemPatch) -> dict[str, Any]:
         """A new version (text) or a scope change."""

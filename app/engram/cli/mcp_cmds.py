@@ -102,6 +102,7 @@ def cmd_mcp(ctx: CommandContext) -> int:
     import anyio
 
     from engram.mcp.server import bind, serve_http, serve_stdio  # the MCP face loads here
+    from engram.runtime.usage_writer import UsageWriter
 
     # Read at run time, not as parser defaults, so the reference never shows a caller's ids.
     person = ctx.args.person or os.environ.get("ENGRAM_PERSON")
@@ -113,11 +114,16 @@ def cmd_mcp(ctx: CommandContext) -> int:
         )
     listen = listen_options(ctx) if ctx.args.transport == "http" else None
     allowed = ctx.args.allow_tools.split(",") if ctx.args.allow_tools else None
-    bound = bind(ctx.store(), person, conversation, ctx.args.agent, allowed)
-    if listen is None:
-        anyio.run(serve_stdio, bound)
-        return 0
-    return serve_http(bound, listen)
+    store = ctx.store()
+    usage = UsageWriter(store)  # reads answer at once; their usage is written after (W6)
+    try:
+        bound = bind(store, person, conversation, ctx.args.agent, allowed, usage=usage)
+        if listen is None:
+            anyio.run(serve_stdio, bound)
+            return 0
+        return serve_http(bound, listen)
+    finally:
+        usage.close()  # what is pending is written before the process exits
 
 
 def cmd_mcp_config(ctx: CommandContext) -> int:

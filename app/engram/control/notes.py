@@ -486,6 +486,16 @@ def _open_note(session: PersonSession, note_id: str) -> Note:
     return note
 
 
+def _still_open(session: PersonSession, txn: WriteTxn, note_id: NoteId) -> None:
+    """Under the person's journal lock, the note is still open: a writer that changed or
+    closed it between our read and this write won the race, and this one is a conflict
+    with the note's state (HTTP 409) in one sentence, never the journal's refusal."""
+    journal.lock(txn, session.person)
+    now = projection_notes.unscoped_note(txn.conn, session.person, note_id)
+    if now is None or not now.is_active:
+        _open_note(session, note_id)  # says which, in its sentence
+
+
 def add_note(
     session: PersonSession,
     text: str,
@@ -547,6 +557,7 @@ def edit_note(
             return note.id
         event = NewEvent(E.SCOPE_CHANGED, session.actor, {"note": note.id, "scope": scope.value})
         with store.write() as txn:
+            _still_open(session, txn, note.id)
             journal.append(store, txn, session.person, [event])
         return note.id
     body: dict[str, Any] = {"old": note.id, "note": new_note_id()}
@@ -554,6 +565,7 @@ def edit_note(
         body["scope"] = scope.value
     event = NewEvent(E.CORRECTED, session.actor, body, text=check_text(text))
     with store.write() as txn:
+        _still_open(session, txn, note.id)
         journal.append(store, txn, session.person, [event])
     return NoteId(body["note"])
 
@@ -565,7 +577,7 @@ def delete_note(session: PersonSession, note_id: str, reason: str | None = None)
         raise InvalidInput(f"The reason may hold at most {MAX_REASON_CHARS} characters.")
     event = NewEvent(E.DELETED, session.actor, {"note": note.id}, text=reason or None)
     with session.store.write() as txn:
-        journal.lock(txn, session.person)
+        _still_open(session, txn, note.id)
         reopen = reopened_after(txn.conn, session.person, [note.id], session.actor)
         journal.append(session.store, txn, session.person, [event, *reopen])
 

@@ -30,6 +30,7 @@ from engram.runtime.conversations import require_conversation
 from engram.runtime.recall_tool import RECALL
 from engram.runtime.session_conversation import SessionConversation
 from engram.runtime.tool_calls import ToolSpec, limit_arg, run_tool
+from engram.runtime.usage_writer import UsageRecorder
 from engram.store.errors import OperationalError
 from engram.store.store import Store
 
@@ -64,6 +65,7 @@ class Bound:
     session: SessionConversation
     agent: str | None
     host_allows: Collection[str]
+    usage: UsageRecorder | None = None  # the server's usage writer; None writes at once
 
     def config(self) -> AgentConfig:
         """The agent's configuration as it is saved now (P2)."""
@@ -86,19 +88,23 @@ def bind(
     conversation: str | None,
     agent: str | None,
     host_allows: Collection[str] | None,
+    *,
+    usage: UsageRecorder | None = None,
 ) -> Bound:
     """Check the attribution once, at start: the person must be in the store, and take part
-    in the host's conversation when it names one."""
+    in the host's conversation when it names one. `usage` takes the reads' usage records."""
     allowed = set(host_allows) if host_allows is not None else set(memory_tools.SPECS)
     if conversation is None:
         subject = _known_person(store, person)
-        return Bound(store, SessionConversation(store, subject, agent), agent, allowed)
+        session = SessionConversation(store, subject, agent)
+        return Bound(store, session, agent, allowed, usage)
     subject = person_id(person)
     info = require_conversation(store, ConversationId(conversation))
     if subject not in info.participants:
         raise NotAllowed(f"{person} is not a participant of conversation {conversation}.")
     agent = agent or info.agent
-    return Bound(store, SessionConversation(store, subject, agent, info.id), agent, allowed)
+    session = SessionConversation(store, subject, agent, info.id)
+    return Bound(store, session, agent, allowed, usage)
 
 
 def _known_person(store: Store, person: str) -> PersonId:
@@ -129,7 +135,9 @@ def memory_block(bound: Bound) -> str:
     turn's block is (A1-A9); raises EngramError with one sentence when it cannot be had."""
 
     def block() -> dict[str, Any]:
-        assembled = assemble_turn(bound.store, bound.attribution(), record_usage=True)
+        assembled = assemble_turn(
+            bound.store, bound.attribution(), record_usage=True, usage=bound.usage
+        )
         return {"block": assembled.block}
 
     answer = _answered(bound, block)
@@ -166,7 +174,7 @@ def _dispatch(bound: Bound, name: str, arguments: Mapping[str, Any]) -> dict[str
         return run_tool(arguments, lambda args: _recall(bound, attribution, args), RECALL)
     config = bound.config()  # again, inside the call: a tool turned off refuses now
     return memory_tools.dispatch(
-        bound.store, attribution, config, bound.host_allows, name, arguments
+        bound.store, attribution, config, bound.host_allows, name, arguments, bound.usage
     )
 
 
@@ -178,5 +186,6 @@ def _recall(bound: Bound, attribution: Attribution, args: dict[str, Any]) -> dic
         bound.host_allows,
         limit=limit_arg(args),
         record_usage=True,
+        usage=bound.usage,
     )
     return recall_json(result)

@@ -34,6 +34,7 @@ from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import Note
 from engram.model.scope import Audience, Kind
 from engram.runtime.conversations import audience_of, require_conversation
+from engram.runtime.usage_writer import UsageNotKept, UsageRecorder, WriteNow
 from engram.store import journal, projection_notes, projection_state, store_time
 from engram.store.errors import DatabaseError as SQLAlchemyError
 from engram.store.store import Store
@@ -214,17 +215,20 @@ def record_use(
     cause: Cause | None,
     *,
     block: dict[str, Any] | None = None,
+    usage: UsageRecorder | None = None,
 ) -> None:
     """The usage audit: these notes went into a turn or a tool's answer, in this order.
 
     With `block` (block_record's body), the whole block a turn got is recorded, even when
-    no note went into it."""
+    no note went into it. `usage` takes the record (a server's background writer); without
+    it the record is written before this returns. Raises UsageNotKept when it cannot be
+    kept, so the caller hands out no unaudited note (A9)."""
     if not notes and block is None:
         return
     body = block if block is not None else {"notes": list(notes), "via": via}
     event = NewEvent(E.ITEM_USED, "runtime", body, cause)
-    with store.write() as txn:
-        journal.append(store, txn, person, [event])
+    if not (usage or WriteNow(store)).record(person, event):
+        raise UsageNotKept(f"the usage of {person}'s notes cannot be recorded now")
 
 
 def block_record(
@@ -264,7 +268,11 @@ def _cause(attribution: Attribution) -> Cause:
 
 
 def assemble_turn(
-    store: Store, attribution: Attribution, *, record_usage: bool = False
+    store: Store,
+    attribution: Attribution,
+    *,
+    record_usage: bool = False,
+    usage: UsageRecorder | None = None,
 ) -> AssembledBlock:
     """The system block for a turn (A1-A9). A real turn records it in the usage ledger, even
     when nothing was placed (what it got is then the notice or nothing); a preview does not.
@@ -277,7 +285,13 @@ def assemble_turn(
         placed = [p.note for p in block.placed]
         try:
             record_use(
-                store, attribution.person, placed, "assembly", _cause(attribution), block=record
+                store,
+                attribution.person,
+                placed,
+                "assembly",
+                _cause(attribution),
+                block=record,
+                usage=usage,
             )
         except Exception:  # the turn goes on (A9), but no unaudited note goes into it
             log.exception("usage of %s's notes not recorded; block without memory", attribution)
@@ -292,14 +306,16 @@ def recall_turn(
     limit: int | None = None,
     record_usage: bool = False,
     writer: str | None = None,
+    usage: UsageRecorder | None = None,
 ) -> RecallResult:
-    """memory_recall for a turn (R1, R2); `writer` as in preview_recall."""
+    """memory_recall for a turn (R1, R2); `writer` as in preview_recall, `usage` as in
+    record_use."""
     audience = audience_for_turn(store, attribution)
     result = preview_recall(store, attribution.person, audience, limit, writer)
     if record_usage:
         used = [t.note.id for t in result.notes]
         try:
-            record_use(store, attribution.person, used, "recall", _cause(attribution))
+            record_use(store, attribution.person, used, "recall", _cause(attribution), usage=usage)
         except Exception:  # as in assemble_turn: nothing unaudited is handed out
             log.exception("usage of %s's notes not recorded; recalling nothing", attribution)
             return recall((), (), audience, readable=False)

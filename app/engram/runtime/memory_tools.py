@@ -58,6 +58,7 @@ from engram.runtime.tool_calls import (
     run_tool,
     text_arg,
 )
+from engram.runtime.usage_writer import UsageNotKept, UsageRecorder
 from engram.store import journal, projection_notes
 from engram.store.store import Store
 
@@ -152,17 +153,23 @@ def recall_for_turn(
     *,
     limit: int | None = None,
     record_usage: bool = False,
+    usage: UsageRecorder | None = None,
 ) -> RecallResult:
     """memory_recall on every face (R1, R2): one function builds its answers, so the empty
     one names the writing tool this agent really has here on each (issue 18 item 8).
-    `host_allows`: the tools the host lets through (every tool unless it narrows them)."""
+    `host_allows`: the tools the host lets through (every tool unless it narrows them);
+    `usage` takes the usage record (a server's background writer; see record_use)."""
     return recall_turn(
         store,
         attribution,
         limit=limit,
         record_usage=record_usage,
         writer=writing_tool(config, host_allows),
+        usage=usage,
     )
+
+
+NOT_READ_NOW = "memory could not be read just now; go on without it"
 
 
 def tool_definitions(config: AgentConfig, host_allows: Collection[str]) -> list[dict[str, Any]]:
@@ -177,15 +184,17 @@ def dispatch(
     host_allows: Collection[str],
     name: str,
     arguments: Mapping[str, Any] | str,
+    usage: UsageRecorder | None = None,
 ) -> dict[str, Any]:
-    """Run one memory tool for the host's person and conversation; errors as {"error": …}."""
+    """Run one memory tool for the host's person and conversation; errors as {"error": …}.
+    `usage` takes memory_search's usage record (see record_use)."""
     if name not in config.exposed_tools(host_allows):
         return {"error": f"The tool {name!r} is not available to this agent."}
     actor = f"agent:{config.name}"
 
     def call(args: dict[str, Any]) -> dict[str, Any]:
         if name == "memory_search":
-            return search(store, attribution, text_arg(args, "query"), limit_arg(args))
+            return search(store, attribution, text_arg(args, "query"), limit_arg(args), usage)
         if name == "memory_remember":
             kind = config.require_writable(parse_enum(Kind, text_arg(args, "kind"), "kind"))
             return propose(store, attribution, text_arg(args, "text"), kind, None, actor)
@@ -199,14 +208,24 @@ def dispatch(
     return run_tool(arguments, call, SPECS[name])
 
 
-def search(store: Store, attribution: Attribution, query: str, limit: int | None) -> dict[str, Any]:
+def search(
+    store: Store,
+    attribution: Attribution,
+    query: str,
+    limit: int | None,
+    usage: UsageRecorder | None = None,
+) -> dict[str, Any]:
     """memory_search: what this conversation's audience may see, sharing words with the
-    query; each item returned is recorded as used."""
+    query; each item returned is recorded as used. An answer whose use cannot be recorded
+    hands out no items (A9)."""
     audience = audience_for_turn(store, attribution)
     answer = find_items(store, attribution.person, audience, query, limit)
     used = [i["item_id"] for i in answer["items"]]
     cause = Cause(attribution.conversation, attribution.turn)
-    record_use(store, attribution.person, used, "search", cause)
+    try:
+        record_use(store, attribution.person, used, "search", cause, usage=usage)
+    except UsageNotKept:  # nothing unaudited is handed out
+        return {"items": [], "error": NOT_READ_NOW}
     return answer
 
 
@@ -217,7 +236,7 @@ def find_items(
     first (BM25), then ranking; 5 by default, 25 at most."""
     found = matching_notes(store, person, audience, query)
     if found is None:
-        return {"items": [], "error": "memory could not be read just now; go on without it"}
+        return {"items": [], "error": NOT_READ_NOW}
     return {
         "items": [
             {"item_id": item.note.id, "kind": item.note.kind.value, "text": item.text}
