@@ -24,6 +24,7 @@ from engram.engine.extraction import MAX_TURN_CHARS, MAX_TURNS, Extractor, Visib
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry
 from engram.model.errors import EngramError, NotAllowed, NotFound
 from engram.model.ids import ConversationId, PersonId, TurnId
+from engram.runtime.busy_retry import while_busy
 from engram.runtime.learning_policy import HostPolicy, learning_allowed, person_lock
 from engram.runtime.note_writes import digest_event, writable_conversation
 from engram.runtime.sensitive_lexicon import sensitive_category
@@ -145,18 +146,22 @@ def _write(
     if (category := sensitive_category(line)) is not None:
         report.skipped = f"the line touched a sensitive topic ({category.value}); none was kept"
         return
-    with store.write() as txn:
-        journal.lock(txn, person)
-        try:
-            writable_conversation(txn, person, info.id)  # W4, W7: gone or incognito now
-        except (NotAllowed, NotFound) as refusal:
-            report.skipped = str(refusal)
-            return
-        if info.id in projection_state.digested_conversations(txn.conn, person):
-            report.skipped = "another pass wrote its line meanwhile"
-            return
-        if info.id in projection_state.deleted_conversations(txn.conn, person):
-            report.skipped = "the conversation was deleted"
-            return
-        journal.append(store, txn, person, [digest_event(info.id, line, ACTOR)])
-    report.written = True
+
+    def write() -> None:
+        with store.write() as txn:
+            journal.lock(txn, person)
+            try:
+                writable_conversation(txn, person, info.id)  # W4, W7: gone or incognito now
+            except (NotAllowed, NotFound) as refusal:
+                report.skipped = str(refusal)
+                return
+            if info.id in projection_state.digested_conversations(txn.conn, person):
+                report.skipped = "another pass wrote its line meanwhile"
+                return
+            if info.id in projection_state.deleted_conversations(txn.conn, person):
+                report.skipped = "the conversation was deleted"
+                return
+            journal.append(store, txn, person, [digest_event(info.id, line, ACTOR)])
+        report.written = True
+
+    while_busy(write)  # another program writing meanwhile is waited out

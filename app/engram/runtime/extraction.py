@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from engram.engine.exchanges import exchanges, learnable_turns, waiting
@@ -45,6 +46,7 @@ from engram.model.notes import NoteFilter, NoteStatus
 from engram.model.progress import Progress
 from engram.model.scope import Scope
 from engram.runtime import digests
+from engram.runtime.busy_retry import backoff, while_busy
 from engram.runtime.learning_policy import (
     HostPolicy as HostPolicy,  # re-exported: hosts import it from here
 )
@@ -70,7 +72,7 @@ log = logging.getLogger(__name__)
 
 ACTOR = "extractor"
 RANKED_ACTIVE = NoteFilter(statuses=(NoteStatus.ACTIVE,), order="rank")
-_ATTEMPTS = 3
+_ATTEMPTS = 8  # looks at the notes again while other writers keep changing them
 _TURN_KINDS = (EntryKind.USER, EntryKind.ASSISTANT)
 _COMMITTED = TurnStatus.COMMITTED.value
 REPORTS_KEPT = 200  # a worker remembers its latest passes (ids and reasons, never text)
@@ -250,7 +252,9 @@ def _run(
 ) -> PassReport:
     info = work.info
     report = PassReport(person, info.id, [TurnId(str(e.ref)) for e in turns])
-    for _attempt in range(_ATTEMPTS):
+    for attempt in range(_ATTEMPTS):
+        if attempt:  # other writers changed the notes it was shown: give them room
+            time.sleep(backoff(attempt - 1))
         request, shown = _request(store, person, info.id, turns, work.config)
         proposals = extractor.extract(request) if request.turns else []
         verdicts = admit(request, proposals, sensitive_category)
@@ -258,25 +262,42 @@ def _run(
             {"turn": p.turn, "kind": p.kind.value, "reason": reason}
             for p, reason in verdicts.dropped
         ]
-        with store.write() as txn:
-            journal.lock(txn, person)  # what is checked next cannot change before the append
-            config, skipped = _recheck(store, txn, person, info, report.turns)
-            if skipped or config is None:
-                report.skipped = skipped  # W4 (or W2: done meanwhile): write nothing at all
-                return report
-            now = projection_notes.unscoped_notes(
-                txn.conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES
-            )
-            if [n.id for n in now] != shown:
-                continue  # the notes it was shown changed meanwhile: look again (W5)
-            events = _events(report, verdicts.kept, info.id, config, extractor.name)
-            journal.append(store, txn, person, events)
-        return report
+        kept = verdicts.kept
+        write = partial(_write_pass, store, person, info, report, shown, kept, extractor.name)
+        if while_busy(write):  # another program writing meanwhile is waited out
+            return report
     start = (
         f"{person}'s notes kept changing while learning from conversation {info.id}; "
         "nothing was written"
     )
     raise Conflict(f"{start} — learn again.", cli_message=f"{start} — run 'engram learn' again.")
+
+
+def _write_pass(
+    store: Store,
+    person: PersonId,
+    info: ConversationInfo,
+    report: PassReport,
+    shown: list[NoteId],
+    kept: Sequence[Proposal],
+    extractor_name: str,
+) -> bool:
+    """The pass's notes and checkpoint in one transaction; False (nothing written) when the
+    notes it was shown changed meanwhile."""
+    with store.write() as txn:
+        journal.lock(txn, person)  # what is checked next cannot change before the append
+        config, skipped = _recheck(store, txn, person, info, report.turns)
+        if skipped or config is None:
+            report.skipped = skipped  # W4 (or W2: done meanwhile): write nothing at all
+            return True
+        now = projection_notes.unscoped_notes(
+            txn.conn, person, RANKED_ACTIVE, limit=MAX_KNOWN_NOTES
+        )
+        if [n.id for n in now] != shown:
+            return False  # the notes it was shown changed meanwhile: look again (W5)
+        events = _events(report, kept, info.id, config, extractor_name)
+        journal.append(store, txn, person, events)
+    return True
 
 
 def _request(
