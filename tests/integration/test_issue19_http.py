@@ -4,10 +4,13 @@ a race on an item gets 409 with one sentence."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -96,3 +99,63 @@ def test_issue19_item3_a_lost_race_on_an_item_is_409_in_one_sentence(
     assert body["error"] == (
         "The note “Plays the cello.” is already closed (deleted); only active notes can be changed."
     )
+
+
+def test_issue19_item3_mcp_over_http_answers_keep_alive_calls_without_the_nagle_stall(
+    store: Store, store_path: Path
+) -> None:
+    """`engram mcp --transport http` serves from the same TCP_NODELAY socket as the API:
+    JSON-RPC pings on one keep-alive connection answer in milliseconds, not the ~40 ms a
+    delayed ACK costs each answer written in pieces."""
+    import re
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import PASSPHRASE
+
+    set_agent(store, "helper", {"memory": {"tools": {"remember": True}}}, "ops")
+    _, key = api_keys.create_key(store, "host", "ops")
+    add_note(PersonSession(store, ANA, ANA), "Plays.", Kind.FACT, Scope.DIRECT, create_person=True)
+    store.close()
+    command = [sys.executable, "-m", "engram", "mcp", "--store", str(store_path)]
+    command += ["--passphrase-env", "TEST_PASSPHRASE", "--person", "ana", "--agent", "helper"]
+    command += ["--transport", "http", "--port", "0"]
+    env = {**os.environ, "TEST_PASSPHRASE": PASSPHRASE}
+    env.pop("PYTHONUNBUFFERED", None)
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert server.stdout is not None
+        found = re.search(r"http://[^ ]+/mcp", server.stdout.readline())
+        assert found, "no address printed"
+        headers = {
+            "Authorization": f"Bearer {key}",
+            "Accept": "application/json, text/event-stream",
+        }
+        with httpx.Client(timeout=10, headers=headers) as http:
+            hello = {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            }
+            opened = http.post(found.group(0), json=hello)
+            assert opened.status_code == 200, opened.text
+            session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+            done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            http.post(found.group(0), json=done, headers=session)
+            times = []
+            for n in range(1, 12):
+                started = time.perf_counter()
+                ping = {"jsonrpc": "2.0", "id": n, "method": "ping"}
+                answer = http.post(found.group(0), json=ping, headers=session)
+                times.append(time.perf_counter() - started)
+                assert answer.status_code == 200, answer.text
+        assert sorted(times)[len(times) // 2] < 0.030, times
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
