@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import platform
 import random
@@ -155,6 +156,10 @@ class Verdict:
     target: float
     how: str
     informational: bool = False
+    unit: str = "s"  # what measured and baseline are: seconds, or e.g. "MiB"
+
+    def shown(self, value: float) -> str:
+        return fmt_time(value) if self.unit == "s" else f"{value:,.1f} {self.unit}"
 
     @property
     def ratio(self) -> float:
@@ -172,8 +177,8 @@ def print_verdicts(title: str, verdicts: Sequence[Verdict]) -> None:
     rows = [
         [
             v.name,
-            fmt_time(v.measured),
-            fmt_time(v.baseline),
+            v.shown(v.measured),
+            v.shown(v.baseline),
             f"{v.ratio:.2f}x",
             f"<= {v.target:g}x",
             ("PASS" if v.ok else "MISS") + (" (info)" if v.informational else ""),
@@ -206,12 +211,44 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument(
         "--profile", action="store_true", help="also run the measured operation under cProfile"
     )
+    p.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the verdicts to FILE as JSON (run_all.py collects them)",
+    )
     return p
 
 
+def verdict_rows(verdicts: Sequence[Verdict], bench: str, quick: bool) -> list[dict[str, object]]:
+    """The verdicts as docs/perf.json rows: name, ratio, target, pass, and how."""
+    return [
+        {
+            "name": v.name,
+            "bench": bench,
+            "ratio": round(v.ratio, 4),
+            "target": v.target,
+            "pass": v.ok,
+            "measured": v.measured,
+            "baseline": v.baseline,
+            "informational": v.informational,
+            "unit": v.unit,
+            "scale": "quick" if quick else "full",
+            "how": v.how,
+        }
+        for v in verdicts
+    ]
+
+
 def finish(verdicts: Sequence[Verdict], args: argparse.Namespace, started: float) -> None:
-    """Total runtime, and the exit status under --strict."""
+    """Total runtime, the verdicts as JSON under --json, and the exit status under
+    --strict."""
     print(f"\n   total runtime {time.perf_counter() - started:.1f} s")
+    if getattr(args, "json", None) is not None:
+        bench = Path(sys.argv[0]).stem
+        rows = verdict_rows(verdicts, bench, bool(getattr(args, "quick", False)))
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
     if args.strict and not all(v.ok for v in verdicts if not v.informational):
         sys.exit(1)
 

@@ -23,7 +23,17 @@ import sys
 import time
 from pathlib import Path
 
-from _bench import PASSPHRASE, header, new_store, parser, table, workdir
+from _bench import (
+    PASSPHRASE,
+    Verdict,
+    finish,
+    header,
+    new_store,
+    parser,
+    print_verdicts,
+    table,
+    workdir,
+)
 
 from engram.model.conversation import EntryKind
 from engram.model.ids import PersonId, new_turn_id
@@ -125,15 +135,19 @@ def main() -> None:
     headers = ["scale", "conversations", "store", "JSON", "peak, stdout", "peak, --output"]
     print(table([*headers, "throughput", "build"], rows))
     top = max(peaks)
-    verdicts = []
-    for index, way in enumerate(("stdout", "--output")):
-        ratio = peaks[top][index] / peaks[1][index]
-        verdict = "PASS" if ratio <= TARGET else "MISS"
-        verdicts.append(ratio <= TARGET)
-        print(f"   peak RSS {top}x / 1x, {way}: {ratio:.3f}x (target <= {TARGET}x) {verdict}")
-    print(f"\n   total runtime {time.perf_counter() - started:.1f} s")
-    if args.strict and not all(verdicts):  # (the shared Verdict table prints times, not MiB)
-        sys.exit(1)
+    verdicts = [
+        Verdict(
+            f"export peak RSS {top}x / 1x, {way}",
+            peaks[top][index],
+            peaks[1][index],
+            TARGET,
+            f"the real `engram export` in a child process, {top}x the store of 1x",
+            unit="MiB",
+        )
+        for index, way in enumerate(("stdout", "--output"))
+    ]
+    print_verdicts("engram export: peak memory", verdicts)
+    finish(verdicts, args, started)
 
 
 if __name__ == "__main__":
