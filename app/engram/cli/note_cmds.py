@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from engram.cli.argument_help import NOTE, PERSON, PERSON_MAYBE_NEW
 from engram.cli.context import CommandContext
-from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
+from engram.cli.output import (
+    add_json_flag,
+    emit_json,
+    emit_json_items,
+    emit_line,
+    emit_table,
+    shorten,
+)
 from engram.control import notes
+from engram.control.note_stream import stream_notes
+from engram.control.views import NoteView
 from engram.control.wording import percent
 from engram.model.clock import iso, parse_time
 from engram.model.ids import ConversationId
@@ -73,9 +83,14 @@ def register(commands: Any) -> None:
 
 def cmd_list(ctx: CommandContext) -> int:
     as_of = parse_time(ctx.args.as_of) if ctx.args.as_of else None
-    views = notes.list_notes(ctx.session(ctx.args.person), include_closed=ctx.args.all, as_of=as_of)
+    session = ctx.session(ctx.args.person)
+    views: Iterable[NoteView]
+    if as_of is None:  # a page at a time: a whole person is never held at once (issue 19)
+        views = stream_notes(session, include_closed=ctx.args.all)
+    else:
+        views = notes.list_notes(session, include_closed=ctx.args.all, as_of=as_of)
     if ctx.as_json:
-        emit_json([v.to_json() for v in views])
+        emit_json_items(v.to_json() for v in views)
         return 0
     emit_table(
         ["id", "kind", "scope", "conf", "valid from", "valid to", "status", "text"],

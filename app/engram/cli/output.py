@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from engram.control import json_stream
 
 
 def emit_json(value: Any) -> None:
@@ -18,6 +21,16 @@ def emit_json(value: Any) -> None:
     except UnicodeEncodeError:
         text = json.dumps(value, indent=2, ensure_ascii=True, sort_keys=False)
     sys.stdout.write(text + "\n")
+
+
+def emit_json_items(items: Iterable[Any]) -> None:
+    """Print a JSON array as emit_json would, an item at a time (a listing too long to hold
+    whole: `notes list --all`); \\u escapes when the terminal's encoding is not UTF."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    ensure_ascii = not codecs.lookup(encoding).name.startswith("utf")
+    for piece in json_stream.chunks(json_stream.Lazy(items), ensure_ascii=ensure_ascii):
+        sys.stdout.write(piece)
+    sys.stdout.write("\n")
 
 
 def emit_error(message: str, as_json: bool) -> None:
