@@ -43,6 +43,7 @@ def test_issue18_item11_the_digest_domains_are_the_ones_every_store_was_written_
         b"engram-anchor-path",
     )
     assert (contexts.PAYLOAD, contexts.STORE_INFO) == (b"payload", b"store-info")
+    assert contexts.ACCESS_REPORT == b"engram-access-report"
 
 
 def test_issue18_item11_the_store_owns_its_data_keys_rather_than_being_them(store: Store) -> None:

@@ -60,7 +60,10 @@ HIDDEN_NAMES = b"engram-hidden-names"  # the key of `Store.hidden_name`, from th
 LEDGER = b"engram-ledger"  # the signed ledger's row-digest key, from the signing seed
 GENESIS = b"engram-genesis"  # the previous hash of a chain's first entry
 NOTE_KEY = b"engram-note-key"  # person key + conversation key -> the key of a note (C4)
-CHECKPOINT = b"engram-checkpoint"  # a checkpoint line's digest
+CHECKPOINT = b"engram-checkpoint"  # a checkpoint line's digest (the store key signs it)
+# An access report's digest (control/report_signature): the same key signs it, so its
+# domain keeps a report's signature from ever passing for a checkpoint line's.
+ACCESS_REPORT = b"engram-access-report"
 ANCHOR_PATH = b"engram-anchor-path"  # the name of a checkpoint's anchor, from its path
 PAYLOAD = b"payload"  # a chain entry's payload hash, over its sealed text
 STORE_INFO = b"store-info"  # the digest of the store's info row (the ledger records it)
