@@ -39,7 +39,7 @@ def test_issue9_item3_the_inspector_lets_go_when_an_erasure_elsewhere_asks(
     def watched() -> bool:
         released = asked()
         if released:
-            at_release.update(caches=dict(store.plaintext_caches), keys=dict(store._keys))
+            at_release.update(caches=dict(store.plaintext_caches), keys=store.keys.cached())
         return released
 
     monkeypatch.setattr(store, "release_requested", watched)

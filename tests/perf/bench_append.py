@@ -50,7 +50,8 @@ from engram.model.events import NewEvent
 from engram.model.ids import PersonId
 from engram.runtime.conversations import start_conversation
 from engram.store import chain, crypto, journal, schema
-from engram.store.journal import journal_header, payload_aad
+from engram.store.contexts import journal_payload as payload_aad
+from engram.store.journal import journal_header
 from engram.store.store import Store
 
 TARGET = 2.0
@@ -191,7 +192,7 @@ def run(folder: Path, args: argparse.Namespace, batch: int, repeat: int, started
     # ---- inputs for the primitive floors: one batch of the same shape ---------------
     events = maker.batch(batch)
     with store.read() as conn:
-        key_ref, key = store.text_key(conn, PERSON, conversation)
+        key_ref, key = store.keys.text_key(conn, PERSON, conversation)
     store_id = store.info.id
     texts = [(e.text or "").encode("utf-8") for e in events]
     aads = [payload_aad(store_id, PERSON, 10_000 + i, key_ref) for i in range(batch)]

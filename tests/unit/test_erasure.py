@@ -180,12 +180,12 @@ def test_a_rolled_back_key_is_not_kept(store: Store) -> None:
     from engram.store.data_keys import person_key_ref
 
     with pytest.raises(RuntimeError), store.write() as txn:
-        store.data_key(txn.conn, person_key_ref("nobody"), create=True)
+        store.keys.data_key(txn.conn, person_key_ref("nobody"), create=True)
         raise RuntimeError("the transaction fails after the key was made")
     from engram.store.data_keys import KeyGone
 
     with pytest.raises(KeyGone), store.read() as conn:
-        store.data_key(conn, person_key_ref("nobody"))
+        store.keys.data_key(conn, person_key_ref("nobody"))
 
 
 def conversations_of_other(store: Store) -> list:  # type: ignore[type-arg]

@@ -14,7 +14,7 @@ from engram.control.persons import ensure_person
 from engram.control.session import PersonSession
 from engram.model.ids import PersonId
 from engram.runtime.conversations import append_turn, start_conversation
-from engram.store import pending_erasure
+from engram.store import erasure_marks
 from engram.store.release import CHECK_EVERY_S, ReleaseRequests
 from engram.store.store import Store
 
@@ -33,7 +33,7 @@ def test_issue15_item4_a_release_request_mid_finish_does_not_fail_a_committed_er
 ) -> None:
     _with_victim(store)
     other_process = ReleaseRequests(store_path)  # the request file another eraser posts
-    original = store.data_key
+    original = store.keys.data_key
     posted: list[float] = []
 
     def key_while_another_erases(conn: Any, key_ref: str, **kwargs: Any) -> bytes:
@@ -45,8 +45,8 @@ def test_issue15_item4_a_release_request_mid_finish_does_not_fail_a_committed_er
             conn.exec_driver_sql("SELECT 1").scalar()
         return original(conn, key_ref, **kwargs)
 
-    store._keys.clear()
-    monkeypatch.setattr(store, "data_key", key_while_another_erases)
+    store.keys.forget()
+    monkeypatch.setattr(store.keys, "data_key", key_while_another_erases)
     try:
         report = erase_person(PersonSession.open(store, VICTIM, "staff:dana"), VICTIM).to_json()
     finally:
@@ -68,6 +68,6 @@ def test_issue15_item2_finishing_rewrites_every_page_and_says_how_it_checked(
 
 def test_issue15_item2_an_old_mark_of_tails_still_reads_as_probes() -> None:
     tails = b"a" * 24 + b"b" * 24
-    assert pending_erasure.unframe(tails) == [b"a" * 24, b"b" * 24]
-    framed = pending_erasure.frame([b"x" * 40, b"y" * 70])
-    assert pending_erasure.unframe(framed) == [b"x" * 40, b"y" * 70]
+    assert erasure_marks.unframe(tails) == [b"a" * 24, b"b" * 24]
+    framed = erasure_marks.frame([b"x" * 40, b"y" * 70])
+    assert erasure_marks.unframe(framed) == [b"x" * 40, b"y" * 70]

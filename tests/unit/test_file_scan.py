@@ -17,6 +17,7 @@ import pytest
 from engram.model.errors import NotAStore
 from engram.store import file_scan
 from engram.store.file_scan import CHUNK, SMALLEST_FOUND, scan
+from engram.store.pending_erasure import scan_files
 from engram.store.store import Store
 from tests.conftest import PASSPHRASE
 from tests.reliability.long_lived_worker import posix_locks
@@ -92,8 +93,6 @@ def test_issue15_item1_a_second_store_on_the_same_file_keeps_the_first_ones_lock
 def test_issue15_item1_an_erasure_scan_keeps_this_process_s_locks(
     store: Store, store_path: Path
 ) -> None:
-    from engram.store.erasure import scan_files
-
     with store.read() as conn:
         conn.exec_driver_sql("SELECT count(*) FROM journal").scalar()
     held = posix_locks(store_path)

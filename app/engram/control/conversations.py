@@ -249,7 +249,7 @@ def _deletion_events(
 ) -> tuple[list[NewEvent], Shredded]:
     """One person's part of a deletion: the C4 cascade, what reopens (F1), and their pending
     suggestions from it rejected with the reason, in the caller's transaction."""
-    shredded, removed = erasure.shred_note_payloads(txn, person, conversation)
+    shredded, removed = erasure.shred_note_payloads(session.store, txn, person, conversation)
     closed = [v.note.id for v in cascade.closes]
     body = {
         "conversation": conversation,

@@ -20,10 +20,11 @@ import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engram.store import contexts
 from engram.store.crypto import Signer, digest, signature_ok
 
 MARKER = b"\n%ENGRAM-REPORT-SIGNATURE 1\n"
-_DOMAIN = b"engram-access-report"
+_DOMAIN = contexts.ACCESS_REPORT
 
 
 class Verdict(StrEnum):

@@ -12,17 +12,18 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Table, select
 
+from engram.store import contexts
 from engram.store.crypto import canonical_json, digest, utf8
 
 
 def genesis(store_id: str, chain_id: str) -> bytes:
     """The prev_hash of a chain's first entry: binds the chain to its store and name."""
-    return digest(b"engram-genesis", store_id.encode(), chain_id.encode())
+    return digest(contexts.GENESIS, store_id.encode(), chain_id.encode())
 
 
 def payload_hash(sealed: bytes | None) -> bytes | None:
     """H(nonce ‖ ciphertext); None when the entry has no payload."""
-    return None if sealed is None else digest(b"payload", sealed)
+    return None if sealed is None else digest(contexts.PAYLOAD, sealed)
 
 
 def header(fields: Sequence[Any]) -> bytes:

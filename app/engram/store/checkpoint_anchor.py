@@ -24,7 +24,7 @@ from pathlib import Path
 import platformdirs
 
 from engram.model.errors import KeyUnavailable
-from engram.store import owner_only
+from engram.store import contexts, owner_only
 from engram.store.checkpoint_format import Anchor
 from engram.store.crypto import digest
 from engram.store.keyring_access import KeyringAccess
@@ -36,7 +36,7 @@ class Anchors:
     """The two places a store's checkpoint is anchored."""
 
     def __init__(self, checkpoint_path: Path, store_id: str, keyring: KeyringAccess) -> None:
-        tag = digest(b"engram-anchor-path", str(checkpoint_path.resolve()).encode()).hex()[:16]
+        tag = digest(contexts.ANCHOR_PATH, str(checkpoint_path.resolve()).encode()).hex()[:16]
         self.folder = platformdirs.user_data_path("engram") / "anchors"
         self.local_path = self.folder / f"{store_id}-{tag}.json"
         self.store_id = store_id

@@ -23,10 +23,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram.store import contexts
 from engram.store.crypto import Signer, Verifier, canonical_json, digest
 
 FORMAT = 2
-_DOMAIN = b"engram-checkpoint"
+_DOMAIN = contexts.CHECKPOINT
 
 Heads = dict[str, tuple[int, bytes]]
 

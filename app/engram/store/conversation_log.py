@@ -13,10 +13,11 @@ from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, Surface
 from engram.model.errors import damaged
 from engram.model.ids import ConversationId, PersonId, new_conversation_id
-from engram.store import chain, crypto, pseudonyms, schema, store_time
+from engram.store import chain, contexts, crypto, pseudonyms, schema, store_time
 from engram.store.crypto import SealBroken
 from engram.store.data_keys import KeyGone, conversation_key_ref
 from engram.store.dialect import lock_chain
+from engram.store.erasure_marks import erasing
 from engram.store.store import Store, WriteTxn
 
 L = schema.conversation_log
@@ -25,11 +26,6 @@ LP = schema.log_payloads
 _EXCHANGE_ENTRIES = (EntryKind.USER, EntryKind.ASSISTANT, EntryKind.EXCHANGE_END)
 CV = schema.conversations
 CP = schema.conversation_participants
-
-
-def log_aad(store_id: str, conversation: str, seq: int) -> bytes:
-    """Associated data binding a log payload to its row."""
-    return f"log|{store_id}|{conversation}|{seq}".encode()
 
 
 def log_header(
@@ -83,7 +79,7 @@ def create(
     Its id is random unless the caller derived one (an idempotency key's)."""
     conversation = conversation or new_conversation_id()
     people = tuple(dict.fromkeys(participants))
-    store.data_key(txn.conn, conversation_key_ref(conversation), create=True)
+    store.keys.data_key(txn.conn, conversation_key_ref(conversation), create=True)
     body = {
         # by pseudonym, so erasing one of them leaves this signed entry naming nobody
         "participants": [pseudonyms.pseudonym(store, p) for p in people],
@@ -132,8 +128,10 @@ def append_entry(
     body_text = crypto.canonical_json(dict(body or {}))
     sealed = None
     if text is not None:
-        key = store.data_key(conn, conversation_key_ref(conversation))
-        sealed = crypto.seal(key, crypto.utf8(text), log_aad(store.info.id, conversation, seq))
+        key = store.keys.data_key(conn, conversation_key_ref(conversation))
+        sealed = crypto.seal(
+            key, crypto.utf8(text), contexts.log_payload(store.info.id, conversation, seq)
+        )
         conn.execute(insert(LP).values(conversation=conversation, seq=seq, sealed=sealed))
     p_hash = chain.payload_hash(sealed)
     committed = pseudonyms.committed(store, author)  # the header names the author by pseudonym
@@ -349,7 +347,7 @@ def entry_texts(
     if not wanted:
         return found
     try:
-        key = store.data_key(conn, conversation_key_ref(conversation))
+        key = store.keys.data_key(conn, conversation_key_ref(conversation))
     except KeyGone:
         return found
     rows = conn.execute(
@@ -357,7 +355,9 @@ def entry_texts(
     )
     for row in rows:
         try:
-            plain = crypto.unseal(key, row.sealed, log_aad(store.info.id, conversation, row.seq))
+            plain = crypto.unseal(
+                key, row.sealed, contexts.log_payload(store.info.id, conversation, row.seq)
+            )
         except SealBroken:
             raise damaged(
                 f"The store is damaged: conversation {conversation} entry {row.seq} does not open"
@@ -378,9 +378,12 @@ def excise(
     """Delete some entries' payloads; a signed excision entry (reason sealed) records it, so
     the chain still verifies and readers can say what was removed, by whom and when."""
     where = (LP.c.conversation == conversation, LP.c.seq.in_(seqs))
-    txn.needles += [bytes(b) for b in txn.conn.execute(select(LP.c.sealed).where(*where)).scalars()]
+    erasing(
+        store,
+        txn,
+        [bytes(b) for b in txn.conn.execute(select(LP.c.sealed).where(*where)).scalars()],
+    )
     txn.conn.execute(LP.delete().where(*where))
-    txn.erased = True
     return append_entry(
         store,
         txn,

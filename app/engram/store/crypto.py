@@ -22,6 +22,7 @@ import nacl.signing
 import nacl.utils
 
 from engram.model.errors import InvalidInput
+from engram.store import contexts
 
 KEY_BYTES = 32
 SALT_BYTES = nacl.pwhash.argon2id.SALTBYTES
@@ -141,7 +142,7 @@ def passphrase_key(passphrase: str, salt: bytes, params: KdfParams) -> bytes:
 def note_key(person_key: bytes, conversation_key: bytes) -> bytes:
     """The key for note text learned in a conversation: needs both keys (C4)."""
     return hashlib.blake2b(
-        conversation_key, digest_size=KEY_BYTES, key=person_key, person=b"engram-note-key"
+        conversation_key, digest_size=KEY_BYTES, key=person_key, person=contexts.NOTE_KEY
     ).digest()
 
 

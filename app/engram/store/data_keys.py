@@ -3,46 +3,55 @@ pending-erasure mark), kept wrapped under the store key (KEK) in `data_keys` and
 on demand. Text about a person learned in a conversation is sealed under a key derived from
 both (C4), so destroying either key crypto-shreds that text.
 
-`DataKeys` holds the key methods of Store, which mixes it in; `person_key_ref` and its
-siblings give the reference each key is stored under.
+The store owns one `DataKeys` (`Store.keys`), which holds the KEK and the unwrapped keys;
+`person_key_ref` and its siblings give the reference each key is stored under.
 """
 
 from __future__ import annotations
 
 import threading
-from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 from sqlalchemy import Connection, Table, delete, insert, select
 
 from engram.model.errors import CorruptStore
-from engram.store import crypto, schema
+from engram.store import contexts, crypto, schema
 from engram.store.crypto import SealBroken
-from engram.store.store_info import StoreInfo
 
 
 class KeyGone(Exception):
     """A data key was destroyed (erasure or conversation deletion): its text is unreadable."""
 
 
-class DataKeys(ABC):
-    """Creating, unwrapping, caching and destroying data keys (mixed into Store).
+class DataKeys:
+    """Creating, unwrapping, caching and destroying one store's data keys.
 
-    Unwrapped keys are cached in `_keys` while the store is open; a key created by an open
-    write stays in that thread's `_fresh` until the write commits (Store.write).
+    Unwrapped keys are cached while the store is open. A key created by an open write stays
+    in that thread's fresh keys until the write commits (`commit_fresh`, from Store.write),
+    so a rolled-back key never outlives the row that was never written. The cache is
+    changed only by single dict operations (atomic under the GIL) and copied before it is
+    walked, so the threads that share a store need no lock for it.
     """
 
-    info: StoreInfo
-    _kek: bytes
-    _keys: dict[str, bytes]
-    _local: threading.local
+    def __init__(
+        self,
+        store_id: str,
+        kek: bytes,
+        now_micros: Callable[[], int],
+        touched: Callable[[Table, str], None],
+    ) -> None:
+        self._store_id = store_id
+        self._kek = kek
+        self._now_micros = now_micros
+        # Records a row this thread's open write changed (Store.touched: the signed ledger).
+        self._touched = touched
+        self._keys: dict[str, bytes] = {}
+        self._local = threading.local()
 
-    @abstractmethod
-    def touched(self, table: Table, *key: object) -> None:
-        """Record that this thread's open write changed a row outside the chains."""
-
-    @abstractmethod
-    def now_micros(self) -> int:
-        """The store's clock, in microseconds."""
+    @property
+    def kek(self) -> bytes:
+        """The store key, for the keyring ("remember on this computer")."""
+        return self._kek
 
     @property
     def _fresh(self) -> dict[str, bytes]:
@@ -53,8 +62,26 @@ class DataKeys(ABC):
             fresh = self._local.fresh = {}
         return fresh
 
-    def _key_aad(self, key_ref: str) -> bytes:
-        return f"engram-datakey|{self.info.id}|{key_ref}".encode()
+    def commit_fresh(self) -> None:
+        """This thread's write committed: its fresh keys join the cache."""
+        self._keys.update(self._fresh)
+
+    def drop_fresh(self) -> None:
+        """This thread's write is over: its fresh keys are forgotten (cached if it committed)."""
+        self._fresh.clear()
+
+    def forget(self) -> None:
+        """Drop every unwrapped key (a release request); they are unwrapped again on demand."""
+        self._keys.clear()
+
+    def close(self) -> None:
+        """Drop every unwrapped key and the KEK: nothing opens any more."""
+        self._keys.clear()
+        self._kek = b""
+
+    def cached(self) -> dict[str, bytes]:
+        """A copy of the unwrapped keys held now (what a release must have let go)."""
+        return dict(self._keys)
 
     def data_key(self, conn: Connection, key_ref: str, *, create: bool = False) -> bytes:
         """A person's or conversation's random data key, unwrapped (KeyGone if destroyed)."""
@@ -64,6 +91,7 @@ class DataKeys(ABC):
         wrapped = conn.execute(
             select(schema.data_keys.c.wrapped).where(schema.data_keys.c.key_ref == key_ref)
         ).scalar()
+        aad = contexts.data_key(self._store_id, key_ref)
         if wrapped is None:
             if not create:
                 raise KeyGone(key_ref)
@@ -71,16 +99,16 @@ class DataKeys(ABC):
             conn.execute(
                 insert(schema.data_keys).values(
                     key_ref=key_ref,
-                    wrapped=crypto.seal(self._kek, key, self._key_aad(key_ref)),
-                    created_at=self.now_micros(),
+                    wrapped=crypto.seal(self._kek, key, aad),
+                    created_at=self._now_micros(),
                 )
             )
-            self.touched(schema.data_keys, key_ref)
+            self._touched(schema.data_keys, key_ref)
             self._fresh[key_ref] = key
             return key
         else:
             try:
-                key = crypto.unseal(self._kek, wrapped, self._key_aad(key_ref))
+                key = crypto.unseal(self._kek, wrapped, aad)
             except SealBroken:
                 raise CorruptStore(
                     f"The store is damaged: the data key {key_ref!r} does not open."
@@ -91,7 +119,7 @@ class DataKeys(ABC):
     def key_opens(self, key_ref: str, wrapped: bytes) -> bool:
         """Whether a wrapped data key row opens (verify; bypasses the key cache)."""
         try:
-            crypto.unseal(self._kek, wrapped, self._key_aad(key_ref))
+            crypto.unseal(self._kek, wrapped, contexts.data_key(self._store_id, key_ref))
         except SealBroken:
             return False
         return True
@@ -104,7 +132,7 @@ class DataKeys(ABC):
         for ref in [r for r in list(self._keys) if r.startswith("note:")]:
             self._keys.pop(ref, None)
         result = conn.execute(delete(schema.data_keys).where(schema.data_keys.c.key_ref == key_ref))
-        self.touched(schema.data_keys, key_ref)
+        self._touched(schema.data_keys, key_ref)
         return bool(result.rowcount)
 
     def text_key(
@@ -146,3 +174,8 @@ def conversation_key_ref(conversation: str) -> str:
 def note_key_ref(person: str, conversation: str) -> str:
     """Key reference of text learned about a person in a conversation."""
     return f"note:{person}:{conversation}"
+
+
+def erasure_mark_key_ref(mark_id: int) -> str:
+    """Key reference of the key a pending-erasure mark's sealed ciphertexts are under."""
+    return f"erasure-probes:{mark_id}"

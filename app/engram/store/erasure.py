@@ -3,8 +3,9 @@
 With SQLite, `secure_delete` (set on every connection) zeroes deleted cells, but not the
 stale copies a page keeps of cells that moved to another page when the b-tree rebalanced;
 so finishing an erasure rewrites every page (VACUUM), checkpoints and truncates the WAL,
-and `scan_files` then proves no fragment of erased ciphertext is left in the bytes on disk.
-Until that has happened a pending-erasure mark stays in the store (`pending_erasure`).
+and `pending_erasure.scan_files` then proves no fragment of erased ciphertext is left in
+the bytes on disk. Until that has happened a pending-erasure mark stays in the store: every
+write that erases leaves one (`erasure_marks.erasing`).
 
 Rows that must outlive an erased person (others' journals, shared conversation logs, the
 erasure chain) name them afterwards only by a keyed pseudonym (`pseudonyms`).
@@ -13,19 +14,21 @@ erasure chain) name them afterwards only by a keyed pseudonym (`pseudonyms`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
 
 from engram.engine.fold import apply_event
+from engram.model.conversation import EntryKind
 from engram.model.ids import ConversationId, PersonId
-from engram.model.progress import Progress
-from engram.store import chain, crypto, file_scan, projection, pseudonyms, schema
-from engram.store.data_keys import conversation_key_ref, person_key_ref
-from engram.store.dialect import lock_chain, sqlite_path
+from engram.store import chain, crypto, projection, pseudonyms, schema
+from engram.store.conversation_log import append_entry, log_header
+from engram.store.data_keys import conversation_key_ref, note_key_ref, person_key_ref
+from engram.store.dialect import lock_chain
 from engram.store.erasure_admin import pseudonymize_admin
+from engram.store.erasure_marks import erasing
+from engram.store.journal import events, journal_header
 from engram.store.store import Store, WriteTxn
 
 
@@ -58,12 +61,12 @@ def _wrapped_key(conn: Connection, key_ref: str) -> list[bytes]:
 
 
 def shred_note_payloads(
-    txn: WriteTxn, person: PersonId, conversation: ConversationId
+    store: Store, txn: WriteTxn, person: PersonId, conversation: ConversationId
 ) -> tuple[list[int], Shredded]:
     """Delete the payloads of text a person's journal learned in a conversation."""
     conn = txn.conn
     J, JP = schema.journal, schema.journal_payloads
-    ref = f"note:{person}:{conversation}"
+    ref = note_key_ref(person, conversation)
     seqs = [
         int(s)
         for s in conn.execute(
@@ -75,8 +78,7 @@ def shred_note_payloads(
         where = (JP.c.person == person, JP.c.seq.in_(seqs))
         out.needles = _capture(conn, JP.c.sealed, *where)
         out.count("journal_payloads", conn.execute(delete(JP).where(*where)).rowcount)
-    txn.needles.extend(out.needles)
-    txn.erased = True
+    erasing(store, txn, out.needles)
     return seqs, out
 
 
@@ -98,12 +100,11 @@ def shred_conversation(store: Store, txn: WriteTxn, conversation: ConversationId
         ).rowcount,
     )
     out.needles += _wrapped_key(conn, conversation_key_ref(conversation))
-    if store.destroy_key(conn, conversation_key_ref(conversation)):
+    if store.keys.destroy_key(conn, conversation_key_ref(conversation)):
         out.keys_destroyed.append(conversation_key_ref(conversation))
     chain_id = chain.log_chain(conversation)
     txn.gone[chain_id] = store.hidden_name(chain_id)
-    txn.needles.extend(out.needles)
-    txn.erased = True
+    erasing(store, txn, out.needles)
     return out
 
 
@@ -128,12 +129,11 @@ def erase_person_rows(store: Store, txn: WriteTxn, person: PersonId) -> Shredded
     store.touched(schema.persons, person)  # the signed ledger records the removal
     # Keys of text learned in conversations are derived from the person key: it goes, so do they.
     out.needles += _wrapped_key(conn, person_key_ref(person))
-    if store.destroy_key(conn, person_key_ref(person)):
+    if store.keys.destroy_key(conn, person_key_ref(person)):
         out.keys_destroyed.append(person_key_ref(person))
     chain_id = chain.journal_chain(person)
     txn.gone[chain_id] = store.hidden_name(chain_id)
-    txn.needles.extend(out.needles)
-    txn.erased = True
+    erasing(store, txn, out.needles)
     return out
 
 
@@ -192,18 +192,6 @@ def erasure_records(conn: Connection) -> list[dict[str, Any]]:
     ]
 
 
-def scan_files(
-    store: Store, needles: Iterable[bytes], progress: Progress | None = None
-) -> dict[str, Any]:
-    """Look for every window of each erased ciphertext in the database file, its WAL and
-    its shared memory, from a child process (file_scan: this process must never open and
-    close the files it holds SQLite locks on). `progress` follows the child's passes."""
-    path = sqlite_path(store.url)
-    if path is None:
-        return file_scan.unscanned(note="not a file store; keys were destroyed")
-    return file_scan.scan(path, needles, progress)
-
-
 def excise_author(
     store: Store,
     txn: WriteTxn,
@@ -215,9 +203,6 @@ def excise_author(
     """Take a person out of a shared conversation (erased, or deleting it for themself,
     C4): their turns' payloads go and they stop being a reader; one signed log entry
     records both, so the chain still verifies."""
-    from engram.model.conversation import EntryKind
-    from engram.store.conversation_log import append_entry
-
     conn = txn.conn
     L, LP = schema.conversation_log, schema.log_payloads
     seqs = [
@@ -234,7 +219,7 @@ def excise_author(
         where = (LP.c.conversation == conversation, LP.c.seq.in_(seqs))
         out.needles = _capture(conn, LP.c.sealed, *where)
         out.count("log_payloads", conn.execute(delete(LP).where(*where)).rowcount)
-        txn.needles.extend(out.needles)
+    erasing(store, txn, out.needles)
     CP = schema.conversation_participants
     conn.execute(delete(CP).where(CP.c.conversation == conversation, CP.c.person == author))
     append_entry(
@@ -249,7 +234,6 @@ def excise_author(
             "participant_removed": pseudonyms.pseudonym(store, author),
         },
     )
-    txn.erased = True
     return len(seqs), out
 
 
@@ -320,16 +304,12 @@ def unexplained_pseudonyms(conn: Connection) -> list[str]:
 
 
 def _journal_header_with(r: Any, actor: str) -> bytes:
-    from engram.store.journal import journal_header
-
     return journal_header(
         r.person, r.seq, r.at, actor, r.type, r.cause_conversation, r.cause_turn, r.body, r.key_ref
     )
 
 
 def _log_header_with(r: Any, author: str) -> bytes:
-    from engram.store.conversation_log import log_header
-
     return log_header(r.conversation, r.seq, r.at, r.entry, r.ref, author, r.status, r.body)
 
 
@@ -340,8 +320,6 @@ def _erasure_header_with(r: Any, actor: str) -> bytes:
 def _refold(conn: Connection, person: PersonId) -> None:
     """Rebuild a person's projection from their journal (after their journal's actors were
     renamed, so the stored notes equal a replay again)."""
-    from engram.store.journal import events
-
     history = list(events(conn, person))
     projection.delete_person(conn, person)
     target = projection.ProjectionTarget(conn, person)

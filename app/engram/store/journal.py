@@ -14,7 +14,7 @@ from engram.model.clock import from_micros, to_micros
 from engram.model.errors import Conflict, NotAllowed, NotFound, damaged
 from engram.model.events import TEXT_BEARING, Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
-from engram.store import chain, crypto, pseudonyms, schema, store_time
+from engram.store import chain, contexts, crypto, pseudonyms, schema, store_time
 from engram.store.crypto import SealBroken
 from engram.store.data_keys import KeyGone, person_key_ref
 from engram.store.dialect import lock_chain
@@ -23,11 +23,6 @@ from engram.store.store import Store, WriteTxn
 
 J = schema.journal
 JP = schema.journal_payloads
-
-
-def payload_aad(store_id: str, person: str, seq: int, key_ref: str) -> bytes:
-    """Associated data binding a journal payload to its row and key."""
-    return f"journal|{store_id}|{person}|{seq}|{key_ref}".encode()
 
 
 def journal_header(
@@ -95,9 +90,9 @@ def ensure_person(
     lock(txn, person)  # two writers creating one new person: the second waits, then sees it
     if person_exists(txn.conn, person):
         return False
-    key = store.data_key(txn.conn, person_key_ref(person), create=True)
+    key = store.keys.data_key(txn.conn, person_key_ref(person), create=True)
     sealed = (
-        crypto.seal(key, name.encode(), f"person-name|{store.info.id}|{person}".encode())
+        crypto.seal(key, name.encode(), contexts.person_name(store.info.id, person))
         if name
         else None
     )
@@ -171,14 +166,16 @@ def append(
         sealed: bytes | None = None
         if new.text is not None:
             try:
-                key_ref, key = store.text_key(conn, person, new.text_origin)
+                key_ref, key = store.keys.text_key(conn, person, new.text_origin)
             except KeyGone:
                 raise NotAllowed(
                     f"{person}'s keys for that text are gone (erased or deleted); nothing was "
                     "written."
                 ) from None
             sealed = crypto.seal(
-                key, crypto.utf8(new.text), payload_aad(store.info.id, person, seq, key_ref)
+                key,
+                crypto.utf8(new.text),
+                contexts.journal_payload(store.info.id, person, seq, key_ref),
             )
             payloads.append({"person": person, "seq": seq, "sealed": sealed})
         head_bytes = journal_header(
@@ -322,10 +319,10 @@ def _open_payloads(
     )
     for row in rows:
         try:
-            key = store.key_for_ref(conn, row.key_ref)
+            key = store.keys.key_for_ref(conn, row.key_ref)
         except KeyGone:
             continue
-        aad = payload_aad(store.info.id, person, int(row.seq), row.key_ref)
+        aad = contexts.journal_payload(store.info.id, person, int(row.seq), row.key_ref)
         try:
             found[int(row.seq)] = crypto.unseal(key, row.sealed, aad).decode("utf-8")
         except SealBroken:

@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, and_, insert, inspect, select
 
-from engram.store import chain, crypto, schema
+from engram.store import chain, contexts, crypto, schema
 from engram.store.dialect import lock_chain
 
 CHAIN = "ledger"
@@ -31,7 +31,7 @@ RowRef = tuple[str, tuple[Any, ...]]
 
 def ledger_key(signing_seed: bytes) -> bytes:
     """The key the ledger's digests are made with."""
-    return crypto.digest(b"engram-ledger", signing_seed)
+    return crypto.digest(contexts.LEDGER, signing_seed)
 
 
 def entry_header(seq: int, at: int, body: str) -> bytes:

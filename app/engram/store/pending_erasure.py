@@ -14,77 +14,32 @@ erasures at once never stop each other after both committed.
 
 from __future__ import annotations
 
-import struct
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, exc, func, insert, select
+from sqlalchemy import delete, exc, select
 
 from engram.model.clock import from_micros, iso
 from engram.model.errors import EngramError, ErasureIncomplete
 from engram.model.progress import Progress
-from engram.store import crypto, faults, schema
-from engram.store.data_keys import KeyGone
+from engram.store import contexts, crypto, faults, file_scan
+from engram.store.data_keys import KeyGone, erasure_mark_key_ref
 from engram.store.dialect import after_erasure, rewrite_pages, sqlite_path
-from engram.store.erasure import scan_files
-from engram.store.file_scan import WINDOW, ScanFailed, unscanned
-from engram.store.store import Store, WriteTxn
+from engram.store.erasure_marks import P, unframe
+from engram.store.file_scan import ScanFailed, unscanned
+from engram.store.unlocked import UnlockedStore
 
-P = schema.pending_erasures
 DEFAULT_WAIT_S = 10.0  # how long an erasing command waits for other readers to let go
 OPEN_WAIT_S = 1.0  # what an ordinary open spends on someone else's unfinished erasure
 RETRY_S = 0.05
-# A mark's sealed blob: this prefix, then each erased ciphertext as (length, bytes). Marks
-# written before it hold only the last WINDOW bytes of each, end to end.
-FRAMED = b"engram-erased-ciphertexts-v2\n"
-_LENGTH = struct.Struct(">I")
 # What finishes an erasure whose bytes are still in the files, said the same way by verify
 # and by the erasure report (control/erasure_report).
 FINISH_ADVICE = (
     "close every other program that has this store open (an inspector, an export or a "
     "backup), then open the store again, which finishes the erasure"
 )
-
-
-def frame(needles: Iterable[bytes]) -> bytes:
-    """The ciphertexts a mark keeps (whole, so the scan can look for every window)."""
-    return FRAMED + b"".join(_LENGTH.pack(len(n)) + n for n in needles)
-
-
-def unframe(blob: bytes) -> list[bytes]:
-    """The ciphertexts (or, from an older mark, their last bytes) a mark kept."""
-    if not blob.startswith(FRAMED):
-        return [blob[i : i + WINDOW] for i in range(0, len(blob), WINDOW)]
-    found, at = [], len(FRAMED)
-    while at + _LENGTH.size <= len(blob):
-        (length,) = _LENGTH.unpack_from(blob, at)
-        found.append(blob[at + _LENGTH.size : at + _LENGTH.size + length])
-        at += _LENGTH.size + length
-    return found
-
-
-def _key_ref(mark_id: int) -> str:
-    return f"erasure-probes:{mark_id}"
-
-
-def _aad(store: Store, mark_id: int) -> bytes:
-    return f"erasure-probes|{store.info.id}|{mark_id}".encode()
-
-
-def mark(store: Store, txn: WriteTxn) -> None:
-    """Inside every write that erases (Store.write calls this): note that its bytes may
-    still be in the files, with each deleted ciphertext to look for (sealed under a key of
-    the mark's own, destroyed when the erasure is finished)."""
-    if sqlite_path(store.url) is None:
-        return  # a server database: destroyed keys are the guarantee (DESIGN, the store)
-    needles = sorted({bytes(n) for n in txn.needles if len(n) >= WINDOW})
-    mark_id = int(txn.conn.execute(select(func.coalesce(func.max(P.c.id), 0))).scalar_one()) + 1
-    key = store.data_key(txn.conn, _key_ref(mark_id), create=True)
-    sealed = crypto.seal(key, frame(needles), _aad(store, mark_id))
-    txn.conn.execute(insert(P).values(id=mark_id, at=store.now_micros(), probes=sealed))
-    store.touched(P, mark_id)
 
 
 @dataclass
@@ -131,21 +86,35 @@ class Finish:
         }
 
 
-def _marks(store: Store) -> dict[int, list[bytes]]:
+def scan_files(
+    store: UnlockedStore, needles: Iterable[bytes], progress: Progress | None = None
+) -> dict[str, Any]:
+    """Look for every window of each erased ciphertext in the database file, its WAL and
+    its shared memory, from a child process (file_scan: this process must never open and
+    close the files it holds SQLite locks on). `progress` follows the child's passes."""
+    path = sqlite_path(store.url)
+    if path is None:
+        return file_scan.unscanned(note="not a file store; keys were destroyed")
+    return file_scan.scan(path, needles, progress)
+
+
+def _marks(store: UnlockedStore) -> dict[int, list[bytes]]:
     marks: dict[int, list[bytes]] = {}
     with store.read() as conn:
         rows = conn.execute(select(P.c.id, P.c.probes).order_by(P.c.id)).all()
         for record, sealed in rows:
             try:
-                key = store.data_key(conn, _key_ref(int(record)))
-                blob = crypto.unseal(key, bytes(sealed), _aad(store, int(record)))
+                key = store.keys.data_key(conn, erasure_mark_key_ref(int(record)))
+                blob = crypto.unseal(
+                    key, bytes(sealed), contexts.erasure_probes(store.info.id, int(record))
+                )
             except (KeyGone, crypto.SealBroken):
                 blob = b""  # nothing left to look for; the checkpoint still has to happen
             marks[int(record)] = unframe(blob)
     return marks
 
 
-def _rewrite(store: Store, result: Finish) -> bool:
+def _rewrite(store: UnlockedStore, result: Finish) -> bool:
     try:
         result.page_rewrite = rewrite_pages(store.engine)
     except (exc.DBAPIError, OSError) as error:
@@ -153,7 +122,7 @@ def _rewrite(store: Store, result: Finish) -> bool:
     return result.page_rewrite.get("rewrite") == "complete"
 
 
-def _checkpoint(store: Store, wait_s: float, result: Finish) -> None:
+def _checkpoint(store: UnlockedStore, wait_s: float, result: Finish) -> None:
     deadline = time.monotonic() + wait_s
     posted: float | None = None
     try:
@@ -173,7 +142,7 @@ def _checkpoint(store: Store, wait_s: float, result: Finish) -> None:
             store.releases.withdraw(posted)
 
 
-def finish(store: Store, *, wait_s: float, progress: Progress | None = None) -> Finish:
+def finish(store: UnlockedStore, *, wait_s: float, progress: Progress | None = None) -> Finish:
     """Finish every pending erasure that can be finished now (waiting up to `wait_s` for
     other readers to let go); the marks of the ones that cannot stay. `progress` follows
     the file scan."""
@@ -203,14 +172,14 @@ def finish(store: Store, *, wait_s: float, progress: Progress | None = None) -> 
                 txn.conn.execute(delete(P).where(P.c.id.in_(sorted(marks))))
                 for record in marks:
                     store.touched(P, record)
-                    store.destroy_key(txn.conn, _key_ref(record))
+                    store.keys.destroy_key(txn.conn, erasure_mark_key_ref(record))
             after_erasure(store.engine, wait_ms=100)  # the mark's own pages, while we are here
     result.pending = [] if clean else sorted(marks)
     return result
 
 
 def finish_or_raise(
-    store: Store,
+    store: UnlockedStore,
     done: str,
     *,
     wait_s: float = DEFAULT_WAIT_S,
@@ -228,7 +197,7 @@ def finish_or_raise(
     return finished
 
 
-def finish_on_open(store: Store) -> None:
+def finish_on_open(store: UnlockedStore) -> None:
     """Opening a store finishes what an earlier erasure left pending, when it can; never
     fails the open (verify keeps reporting what is left)."""
     if sqlite_path(store.url) is None:
@@ -242,7 +211,7 @@ def finish_on_open(store: Store) -> None:
         return
 
 
-def problems(store: Store) -> list[str]:
+def problems(store: UnlockedStore) -> list[str]:
     """One sentence per erasure that is not finished (for verify)."""
     with store.read() as conn:
         times = [int(t) for t in conn.execute(select(P.c.at).order_by(P.c.id)).scalars()]

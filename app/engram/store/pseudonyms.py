@@ -14,10 +14,8 @@ committed to the clear id; `header_of_row` recognises them, and they keep it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from engram.store.store import Store
+from engram.store.store import Store
 
 PREFIX = "~"
 

@@ -21,7 +21,7 @@ from engram.model.errors import (
     NotAStore,
     WrongPassphrase,
 )
-from engram.store import crypto, schema
+from engram.store import contexts, crypto, schema
 from engram.store.crypto import KdfParams, KdfRefused, SealBroken, Signer
 from engram.store.dialect import sqlite_path
 from engram.store.keyring_access import KeyringAccess, KeyringFailed
@@ -58,19 +58,11 @@ class StoreInfo:
             self.sealed_signing_seed.hex(),
             self.verify_key.hex(),
         ]
-        return crypto.digest(b"store-info", crypto.canonical_json(fields).encode())
+        return crypto.digest(contexts.STORE_INFO, crypto.canonical_json(fields).encode())
 
     def signing_seed(self, kek: bytes) -> bytes:
         """The signing seed, unsealed with the store key (SealBroken if it does not open)."""
-        return crypto.unseal(kek, self.sealed_signing_seed, _signing_aad(self.id))
-
-
-def _kek_aad(store_id: str) -> bytes:
-    return f"engram-kek|{store_id}".encode()
-
-
-def _signing_aad(store_id: str) -> bytes:
-    return f"engram-signing|{store_id}".encode()
+        return crypto.unseal(kek, self.sealed_signing_seed, contexts.signing_seed(self.id))
 
 
 def new_info(
@@ -95,7 +87,7 @@ def new_info(
                 f"Cannot protect the new store with these key-derivation limits: {refused}; "
                 "nothing was created."
             ) from None
-        wrapped = crypto.seal(wrapping, kek, _kek_aad(store_id))
+        wrapped = crypto.seal(wrapping, kek, contexts.kek_by_passphrase(store_id))
     return StoreInfo(
         id=store_id,
         format_version=schema.FORMAT_VERSION,
@@ -104,7 +96,7 @@ def new_info(
         salt=salt,
         kek_by_passphrase=wrapped,
         keyring_backend=keyring_backend,
-        sealed_signing_seed=crypto.seal(kek, signer.seed, _signing_aad(store_id)),
+        sealed_signing_seed=crypto.seal(kek, signer.seed, contexts.signing_seed(store_id)),
         verify_key=signer.verify_key,
     )
 
@@ -219,7 +211,9 @@ def unlock(info: StoreInfo, passphrase: str | None, access: KeyringAccess) -> by
             )
         wrapping = _wrapping_key(passphrase, info.salt, info.kdf)
         try:
-            return crypto.unseal(wrapping, info.kek_by_passphrase, _kek_aad(info.id))
+            return crypto.unseal(
+                wrapping, info.kek_by_passphrase, contexts.kek_by_passphrase(info.id)
+            )
         except SealBroken:
             raise WrongPassphrase(
                 "The passphrase does not open this store; nothing was changed, try again."

@@ -327,7 +327,7 @@ def _keys(store: Store, conn: Connection, report: VerifyFindings) -> None:
     present = set()
     for key_ref, wrapped in rows:
         present.add(key_ref)
-        if not store.key_opens(key_ref, bytes(wrapped)):
+        if not store.keys.key_opens(key_ref, bytes(wrapped)):
             report.problem(f"data key {key_ref}: it does not open")
     # Every key something still needs must be there: a deleted key row silently makes text
     # unreadable, which only erasure and conversation deletion may do (and they say so).
