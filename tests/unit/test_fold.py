@@ -34,7 +34,6 @@ def _events(*specs: tuple[EventType, dict[str, object]], cause: Cause | None = N
             cause,
         )
         for seq, (kind, body) in enumerate(specs, start=1)
-        if (decoded := decode_body(kind, body))
     ]
 
 
