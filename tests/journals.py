@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from engram.engine.fold import apply_event, reopenings
 from engram.engine.undo import UNDOABLE, CannotUndo, undo_body
 from engram.engine.unscoped import unscoped_notes
+from engram.model.event_bodies import decode_body
 from engram.model.events import Cause, Event, EventType
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import PersonMemory
@@ -157,7 +158,7 @@ def _undo_contradictions(
 ) -> list[Event]:
     """The `reopened` events a deleting write appends (engine.fold.reopenings)."""
     undo = reopenings(memory, deleted, memory.deleted_conversations, "person", cause)
-    return [_apply(memory, new.type, dict(new.body), at, cause) for new in undo]
+    return [_apply(memory, new.type, new.body.to_json(), at, cause) for new in undo]
 
 
 def _undo(memory: PersonMemory, events: list[Event], new_note: str) -> dict[str, Any] | None:
@@ -171,7 +172,7 @@ def _undo(memory: PersonMemory, events: list[Event], new_note: str) -> dict[str,
                     break
                 reopened.append(later)
             try:
-                return undo_body(event, memory.unscoped_note, NoteId(new_note), reopened)
+                return undo_body(event, memory.unscoped_note, NoteId(new_note), reopened).to_json()
             except CannotUndo:
                 continue
     return None
@@ -187,6 +188,6 @@ def _active(memory: PersonMemory) -> list[str]:
 def _apply(
     memory: PersonMemory, kind: EventType, body: dict[str, Any], at: Any, cause: Cause | None
 ) -> Event:
-    event = Event(PERSON, memory.seq + 1, at, "extractor", kind, body, cause)
+    event = Event(PERSON, memory.seq + 1, at, "extractor", kind, decode_body(kind, body), cause)
     apply_event(memory, event)
     return event

@@ -26,7 +26,7 @@ def _exports(inspector: Inspector) -> list[dict[str, Any]]:
     assert store is not None and session is not None
     with store.read() as conn:
         events = journal.events_of_types(conn, session.person, [EventType.EXPORTED])
-        return [dict(e.body) for e in events]
+        return [e.body.to_json() for e in events]
 
 
 def test_issue15_item7_the_inspectors_export_is_in_the_audit_log(

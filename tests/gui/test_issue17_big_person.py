@@ -16,6 +16,7 @@ from PySide6.QtCore import QDateTime, QTimeZone
 from engram.engine import fold, fold_timeline
 from engram.gui.notes_model import PAGE
 from engram.model.clock import ManualClock
+from engram.model.event_bodies import Deleted, NoteAdded
 from engram.model.events import EventType, NewEvent
 from engram.model.ids import NoteId, PersonId
 from engram.model.notes import NoteFilter
@@ -54,10 +55,10 @@ def _build(path: Path) -> list[datetime]:
             )
             events.append(note_added(draft, "bench", None, None))
         for old in made[start // 3 : start // 3 + 40 : 2]:  # earlier notes close later
-            events.append(NewEvent(EventType.DELETED, "staff:test", {"note": old}))
+            events.append(NewEvent(EventType.DELETED, "staff:test", Deleted(old)))
         with store.write() as txn:
             journal.append(store, txn, PAT, events)
-        made += [NoteId(str(e.body["note"])) for e in events if e.type is EventType.NOTE_ADDED]
+        made += [e.body.note for e in events if isinstance(e.body, NoteAdded)]
         times.append(clock.now())
         clock.advance(timedelta(hours=1))
     store.close()

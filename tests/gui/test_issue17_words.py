@@ -34,6 +34,7 @@ from engram.gui.summaries import erasure_summary
 from engram.gui.turn_sight_dialog import turn_sight_html
 from engram.model.conversation import EntryKind
 from engram.model.errors import EngramError
+from engram.model.event_bodies import decode_body
 from engram.model.events import Event, EventType
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.runtime.conversations import conversations_of, turns
@@ -92,7 +93,7 @@ def test_issue17_item13_the_erasure_summary_counts_in_words() -> None:
 
 
 def _event(kind: EventType, body: dict[str, Any]) -> Event:
-    return Event(PersonId("maya"), 7, NOON, "staff:dana", kind, body)
+    return Event(PersonId("maya"), 7, NOON, "staff:dana", kind, decode_body(kind, body))
 
 
 def test_issue17_item13_audit_sentences_count_in_words() -> None:

@@ -117,7 +117,7 @@ def _exported(store: Store) -> list[tuple[str, dict[str, Any]]]:
     """Who exported, and the whole of what the record says (no path, no content)."""
     with store.read() as conn:
         events = journal.events_of_types(conn, ANA, [EventType.EXPORTED])
-        return [(e.actor, dict(e.body)) for e in events]
+        return [(e.actor, e.body.to_json()) for e in events]
 
 
 def _exported_from(store_path: Path) -> list[tuple[str, dict[str, Any]]]:

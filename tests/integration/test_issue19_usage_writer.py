@@ -24,8 +24,9 @@ import pytest
 from engram.api.app import build_app
 from engram.control.notes import add_note
 from engram.control.session import PersonSession
+from engram.model.event_bodies import ItemUsed, NoteAdded, body_as
 from engram.model.events import Cause, EventType, NewEvent
-from engram.model.ids import ConversationId, PersonId
+from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime import api_keys
 from engram.runtime.agents import set_agent
@@ -79,7 +80,7 @@ def _usage(store_path: Path) -> list[tuple[str, list[str]]]:
     finally:
         reopened.close()
     return [
-        (str(e.body.get("via", "assembly")), list(e.body["notes"]))
+        (body_as(e.body, ItemUsed).via_name, list(body_as(e.body, ItemUsed).notes))
         for e in events
         if e.type is EventType.ITEM_USED
     ]
@@ -155,12 +156,8 @@ def test_issue19_item3_the_writer_waits_out_a_busy_store_and_batches_per_person(
     try:
         with _write_lock(store_path) as release:
             for via in ("assembly", "recall", "search"):
-                event = NewEvent(
-                    EventType.ITEM_USED,
-                    "runtime",
-                    {"notes": [note], "via": via},
-                    Cause(conversation),
-                )
+                body = ItemUsed((NoteId(note),), via)
+                event = NewEvent(EventType.ITEM_USED, "runtime", body, Cause(conversation))
                 assert writer.record(ANA, event)
             time.sleep(0.5)  # several busy timeouts: the writer backs off, never drops
             assert writer.refused == 0 and writer.written == 0
@@ -171,7 +168,7 @@ def test_issue19_item3_the_writer_waits_out_a_busy_store_and_batches_per_person(
         writer.close()
     with store.read() as conn:
         used = [e for e in journal.events(conn, ANA) if e.type is EventType.ITEM_USED]
-    assert [e.body["via"] for e in used] == ["assembly", "recall", "search"]
+    assert [body_as(e.body, ItemUsed).via for e in used] == ["assembly", "recall", "search"]
     assert len({e.at for e in used[1:]}) == 1  # the two queued meanwhile: one batch
 
 
@@ -237,4 +234,4 @@ def store_notes(store: Store) -> list[str]:
     """Ana's note ids, oldest first."""
     with store.read() as conn:
         events = list(journal.events(conn, ANA))
-    return [str(e.body["note"]) for e in events if e.type is EventType.NOTE_ADDED]
+    return [body_as(e.body, NoteAdded).note for e in events if e.type is EventType.NOTE_ADDED]

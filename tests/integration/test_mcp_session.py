@@ -31,6 +31,7 @@ from mcp.shared.exceptions import MCPError
 from engram.control.notes import add_note
 from engram.control.session import PersonSession
 from engram.model.conversation import Surface
+from engram.model.event_bodies import ItemUsed, body_as
 from engram.model.events import EventType
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
@@ -91,7 +92,7 @@ def _usage(store_path: Path) -> list[tuple[str, str | None]]:
     finally:
         reopened.close()
     return [
-        (str(e.body.get("via")), e.cause.conversation if e.cause else None)
+        (body_as(e.body, ItemUsed).via_name, e.cause.conversation if e.cause else None)
         for e in events
         if e.type is EventType.ITEM_USED
     ]

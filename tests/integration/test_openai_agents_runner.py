@@ -23,7 +23,7 @@ from engram.engine.extraction import ExtractionRequest, Proposal
 from engram.engine.rule_extractor import RuleExtractor
 from engram.model.conversation import EntryKind
 from engram.model.errors import NotAllowed
-from engram.model.events import EventType
+from engram.model.event_bodies import ItemUsed
 from engram.model.ids import TurnId
 from engram.runtime import conversations, history
 from engram.runtime.agents import set_agent
@@ -66,7 +66,7 @@ def _assembly_events(store: Store) -> list[Any]:
         return [
             e
             for e in journal.events(conn, "maya")
-            if e.type is EventType.ITEM_USED and e.body.get("via") == "assembly"
+            if isinstance(e.body, ItemUsed) and e.body.via == "assembly"
         ]
 
 

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engram.model.event_bodies import Deleted, NoteAdded, Restated, ScopeChanged, body_as
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.scope import Kind, Scope
@@ -373,7 +374,7 @@ class JournalMaker:
         )
         source = Cause(self.conversation, None)
         event = note_added(draft, "extractor", source, self.conversation)
-        note = NoteId(str(event.body["note"]))
+        note = body_as(event.body, NoteAdded).note
         self.open.append(note)
         self.scopes[note] = draft.scope
         self.counts[EventType.NOTE_ADDED] += 1
@@ -387,18 +388,17 @@ class JournalMaker:
         index, note = self._target()
         self.counts[kind] += 1
         if kind is EventType.RESTATED:
-            source = {"conversation": self.conversation, "turn": None}
-            body: dict[str, object] = {"note": note, "source": source}
-            return NewEvent(kind, "extractor", body, Cause(self.conversation, None))
+            cause = Cause(self.conversation, None)
+            return NewEvent(kind, "extractor", Restated(note, cause), cause)
         if kind is EventType.SCOPE_CHANGED:
             scope = Scope.PORTABLE if self.scopes[note] is not Scope.PORTABLE else Scope.DIRECT
             self.scopes[note] = scope
-            return NewEvent(kind, "alice", {"note": note, "scope": scope.value})
+            return NewEvent(kind, "alice", ScopeChanged(note, scope))
         # deleted: the note closes; swap-remove it from the open list
         self.open[index] = self.open[-1]
         self.open.pop()
         del self.scopes[note]
-        return NewEvent(kind, "alice", {"note": note})
+        return NewEvent(kind, "alice", Deleted(note))
 
     def batch(self, size: int) -> list[NewEvent]:
         return [self.event() for _ in range(size)]

@@ -196,7 +196,7 @@ def run(folder: Path, args: argparse.Namespace, batch: int, repeat: int, started
     store_id = store.info.id
     texts = [(e.text or "").encode("utf-8") for e in events]
     aads = [payload_aad(store_id, PERSON, 10_000 + i, key_ref) for i in range(batch)]
-    bodies = [dict(e.body) for e in events]
+    bodies = [e.body.to_json() for e in events]
     body_texts = [crypto.canonical_json(b) for b in bodies]
     at = store.now_micros()
     sealed = [crypto.seal(key, t, a) for t, a in zip(texts, aads, strict=True)]

@@ -44,6 +44,7 @@ from _bench import (
 )
 
 from engram.engine.assembly import AssembledBlock
+from engram.model.event_bodies import DigestLineAdded
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import ConversationId, PersonId
 from engram.model.scope import Kind, Scope
@@ -95,7 +96,7 @@ def build(folder: Path, notes: int) -> Subject:
         NewEvent(
             EventType.DIGEST_LINE_ADDED,
             "runtime",
-            {"conversation": private},
+            DigestLineAdded(private),
             cause,
             f"Talked about the allotment plan, part {i + 1}.",
             private,

@@ -82,7 +82,7 @@ def _held_whole(session: PersonSession) -> dict[str, Any]:
 def _exports(store: Store, person: str) -> list[dict[str, Any]]:
     with store.read() as conn:
         return [
-            dict(e.body)
+            e.body.to_json()
             for e in journal.events_of_types(
                 conn, PersonSession.open(store, person).person, [EventType.EXPORTED]
             )

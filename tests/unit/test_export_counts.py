@@ -18,6 +18,7 @@ from engram.control.demo import build_demo
 from engram.control.forensics import export_person
 from engram.control.notes import all_notes, profile_document
 from engram.control.session import PersonSession
+from engram.model.event_bodies import CandidateSuggested
 from engram.model.events import EventType
 from engram.model.ids import PersonId
 from engram.runtime.maintenance import maintain_person
@@ -48,7 +49,7 @@ def test_issue18_item16_the_export_holds_every_section_the_store_holds(demo: Sto
     exported = export_person(session)
     events = _journal(demo)
 
-    suggested = {e.body["candidate"] for e in events if e.type is EventType.CANDIDATE_SUGGESTED}
+    suggested = {e.body.candidate for e in events if isinstance(e.body, CandidateSuggested)}
     assert suggested, "the demo suggests candidates"
     assert sorted(c["id"] for c in exported["candidates"]) == sorted(suggested)
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engram.engine.fold import AUDIT_ONLY, FoldError, apply_event, fold, fold_as_of
 from engram.engine.unscoped import unscoped_notes
+from engram.model.event_bodies import decode_body
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import NoteStatus, PersonMemory
@@ -23,7 +24,15 @@ from tests.journals import PERSON, journals
 
 def _events(*specs: tuple[EventType, dict[str, object]], cause: Cause | None = None) -> list[Event]:
     return [
-        Event(PERSON, seq, START + timedelta(minutes=seq), "extractor", kind, body, cause)
+        Event(
+            PERSON,
+            seq,
+            START + timedelta(minutes=seq),
+            "extractor",
+            kind,
+            decode_body(kind, body),
+            cause,
+        )
         for seq, (kind, body) in enumerate(specs, start=1)
     ]
 
@@ -177,8 +186,8 @@ def test_issue15_item7_every_event_type_is_folded_or_audit_only() -> None:
     audit-only ones say so (an unknown type is a FoldError, never silently skipped)."""
     for kind in EventType:
         body = {"what": "export", "to": "file"} if kind in AUDIT_ONLY else {}
-        event = Event(PERSON, 1, START, "x", kind, body)
         try:
+            event = Event(PERSON, 1, START, "x", kind, decode_body(kind, body))
             apply_event(PersonMemory(PERSON), event)
         except FoldError as error:
             assert "does not know" not in str(error), kind
@@ -250,7 +259,7 @@ def test_F5_F1_reopening_keeps_the_stored_projection_equal_to_a_fresh_replay(
     with store.write() as txn:
         journal_store.ensure_person(store, txn, person)
         for event in journal:
-            new = NewEvent(event.type, event.actor, dict(event.body), event.cause)
+            new = NewEvent(event.type, event.actor, event.body, event.cause)
             journal_store.append(store, txn, person, [new])
     with store.read() as conn:
         replayed = fold(journal_store.events(conn, person), PersonMemory(person))

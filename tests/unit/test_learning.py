@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Sequence
@@ -525,13 +526,14 @@ def test_P6_approve_and_apply_is_all_or_nothing(store: Store) -> None:
 
 
 def test_P6_the_fold_itself_refuses_out_of_order_decisions(store: Store) -> None:
+    from engram.model.event_bodies import CandidateApplied, CandidateReviewed
     from engram.model.events import EventType, NewEvent
     from engram.store import journal
 
     _chat(store, _agent(store, "careful", "suggest"), "I live in Porto.")
     learn_person(store, ANA, RULES)
     (porto,) = _pending(store)
-    applied = NewEvent(EventType.CANDIDATE_APPLIED, "x", {"candidate": porto["id"], "note": "n"})
+    applied = NewEvent(EventType.CANDIDATE_APPLIED, "x", CandidateApplied(porto["id"], NoteId("n")))
     with pytest.raises(NotAllowed, match="which is pending"), store.write() as txn:
         journal.append(store, txn, ANA, [applied])
     session = PersonSession(store, ANA, ANA)
@@ -539,7 +541,7 @@ def test_P6_the_fold_itself_refuses_out_of_order_decisions(store: Store) -> None
     again = NewEvent(
         EventType.CANDIDATE_REVIEWED,
         "x",
-        {"candidate": porto["id"], "revision": 2, "decision": "approved"},
+        CandidateReviewed(porto["id"], 2, "approved"),
     )
     with pytest.raises(NotAllowed, match="already rejected"), store.write() as txn:
         journal.append(store, txn, ANA, [again])
@@ -553,5 +555,5 @@ def test_candidate_flags_and_text_are_sealed_not_in_the_clear_journal(store: Sto
     (peanuts,) = _pending(store)
     assert peanuts["sensitive"] is True
     with store.read() as conn:
-        bodies = [str(e.body) for e in journal.events(conn, ANA)]
+        bodies = [json.dumps(e.body.to_json()) for e in journal.events(conn, ANA)]
     assert not any("sensitive" in b or "peanut" in b for b in bodies)

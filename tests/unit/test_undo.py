@@ -21,6 +21,7 @@ from engram.engine.fold import FoldError, fold
 from engram.engine.unscoped import unscoped_notes
 from engram.model.clock import ManualClock
 from engram.model.errors import NotAllowed, StateConflict
+from engram.model.event_bodies import Deleted, NoteAdded, Undone
 from engram.model.events import Cause, Event, EventType
 from engram.model.ids import NoteId, PersonId
 from engram.model.notes import NoteStatus, PersonMemory
@@ -212,9 +213,9 @@ def test_issue17_item4_an_undo_written_before_keeps_its_restored_copy_on_replay(
     }
     undone = {"undoes": 2, "action": "delete", "restored": "n_1", "new": "n_2"}
     events = [
-        Event(PERSON, 1, START, "x", EventType.NOTE_ADDED, added),
-        Event(PERSON, 2, START, "x", EventType.DELETED, {"note": "n_1"}),
-        Event(PERSON, 3, START, "staff:dana", EventType.UNDONE, undone),
+        Event(PERSON, 1, START, "x", EventType.NOTE_ADDED, NoteAdded.from_json(added)),
+        Event(PERSON, 2, START, "x", EventType.DELETED, Deleted(NoteId("n_1"))),
+        Event(PERSON, 3, START, "staff:dana", EventType.UNDONE, Undone.from_json(undone)),
     ]
     memory = fold(events, PersonMemory(PERSON))
     old, copy = memory.unscoped_note(NoteId("n_1")), memory.unscoped_note(NoteId("n_2"))
@@ -222,7 +223,7 @@ def test_issue17_item4_an_undo_written_before_keeps_its_restored_copy_on_replay(
     assert copy is not None and copy.is_active and copy.actor == "staff:dana"
     # An undo in place reopens only a note a deletion closed.
     in_place = {"undoes": 1, "action": "delete", "restored": "n_1", "new": "n_1"}
-    wrong = [events[0], Event(PERSON, 2, START, "x", EventType.UNDONE, in_place)]
+    wrong = [events[0], Event(PERSON, 2, START, "x", EventType.UNDONE, Undone.from_json(in_place))]
     with pytest.raises(FoldError, match="not deleted"):
         fold(wrong, PersonMemory(PERSON))
 
@@ -330,14 +331,14 @@ def test_issue8_item18_fold_refuses_an_undo_that_does_not_follow() -> None:
         "confidence_bp": 5000,
     }
     events = [
-        Event(PERSON, 1, START, "x", EventType.NOTE_ADDED, added),
+        Event(PERSON, 1, START, "x", EventType.NOTE_ADDED, NoteAdded.from_json(added)),
         Event(
             PERSON,
             2,
             START,
             "x",
             EventType.UNDONE,
-            {"undoes": 1, "action": "delete", "restored": "n_1", "new": "n_2"},
+            Undone.from_json({"undoes": 1, "action": "delete", "restored": "n_1", "new": "n_2"}),
         ),
     ]
     with pytest.raises(FoldError, match="not deleted"):

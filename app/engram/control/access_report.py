@@ -40,6 +40,7 @@ from engram.control.session import PersonSession
 from engram.control.views import NoteView
 from engram.control.wording import counted, verb
 from engram.engine.scope import audience_for
+from engram.model.event_bodies import ConversationDeleted, body_as
 from engram.model.events import Event, EventType
 from engram.model.ids import PersonId
 from engram.model.notes import NoteStatus, Usage
@@ -47,7 +48,6 @@ from engram.model.progress import Progress
 from engram.model.scope import Kind, Scope
 from engram.store import conversation_log, erasure, journal, projection_state
 
-NOTE_KEYS = ("note", "old", "new", "restored", "after", "kept", "into")
 QUOTED_CHARS = 60
 # Events the history of a note does not list: its uses have their own list, and these
 # name no note.
@@ -211,7 +211,8 @@ def _journal_lines(
     for event in events:
         said = describe(event, quoted, quoted)
         if event.type is EventType.CONVERSATION_DELETED:
-            said = f"deleted {known.name(event.body.get('conversation'), zone)}"
+            deleted = body_as(event.body, ConversationDeleted)
+            said = f"deleted {known.name(deleted.conversation, zone)}"
         reason = texts.get(event.seq)
         line = f"{local_time(event.at, zone)} · {actor_words(event.actor, person)}: {said}"
         if reason and event.type is EventType.DELETED:
@@ -220,9 +221,8 @@ def _journal_lines(
             line += f", during {known.turn(event.cause.conversation, event.cause.turn, zone)}"
         audit.append(line)
         if event.type not in _NOT_HISTORY:
-            for key in NOTE_KEYS:
-                value = event.body.get(key)
-                if isinstance(value, str) and value in numbers:
+            for value in event.body.named_notes():
+                if value in numbers:
                     history.setdefault(value, []).append(line)
     return audit, history
 
@@ -241,8 +241,9 @@ def _erased(
     for event in events:
         if event.type is not EventType.CONVERSATION_DELETED:
             continue
-        closed = len(event.body.get("closed", []))
-        record = records.get(session.store.hidden_name(str(event.body.get("conversation"))))
+        gone = body_as(event.body, ConversationDeleted)
+        closed = len(gone.closed)
+        record = records.get(session.store.hidden_name(gone.conversation))
         rows = sum(int(n) for n in record.get("rows", {}).values()) if record else None
         lines = [
             f"Its text and its keys were destroyed; {counted(closed, 'note')} learned from it "

@@ -10,9 +10,27 @@ conversation ids, no words of the machinery ("assembly", "extraction checkpoint"
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from engram.control.wording import counted
+from engram.model.event_bodies import (
+    CandidateApplied,
+    CandidateReviewed,
+    CandidateSuggested,
+    Contradicted,
+    ConversationDeleted,
+    Corrected,
+    Deleted,
+    DuplicateRemoved,
+    Exported,
+    ItemUsed,
+    Merged,
+    NoteAdded,
+    Reopened,
+    Restated,
+    Retired,
+    ScopeChanged,
+    Undone,
+)
 from engram.model.events import Event, EventType
 
 Name = Callable[[str], str]
@@ -46,78 +64,74 @@ def describe(
     body = event.body
     if people and event.type in _PLAIN:
         return _PLAIN[event.type]
-    match event.type:
-        case EventType.NOTE_ADDED:
-            kind = str(body["kind"]).replace("_", " ")
-            return f"added {kind} {first(body['note'])} ({body['scope']})"
-        case EventType.RESTATED:
-            return f"restated {first(body['note'])}"
-        case EventType.CONTRADICTED:
-            return f"{first(body['old'])} contradicted by {other(body['new'])}"
-        case EventType.CORRECTED:
-            return f"{first(body['old'])} corrected as {other(body['note'])}"
-        case EventType.SCOPE_CHANGED:
-            return f"{first(body['note'])} made {body['scope']}"
-        case EventType.DELETED:
-            return f"deleted {first(body['note'])}"
-        case EventType.RETIRED:
-            return f"retired {first(body['note'])}, a passing note whose time was up"
-        case EventType.DUPLICATE_REMOVED:
-            return f"removed {first(body['note'])}, a duplicate of {other(body['kept'])}"
-        case EventType.MERGED:
-            return f"{counted(len(body['merged']), 'note')} merged into {other(body['into'])}"
-        case EventType.CONVERSATION_DELETED:
-            closed = counted(len(body.get("closed", [])), "note")
-            if body.get("kept_by_others"):  # C4: deleted for one person, the others keep it
+    match body:
+        case NoteAdded():
+            kind = body.kind.value.replace("_", " ")
+            return f"added {kind} {first(body.note)} ({body.scope})"
+        case Restated():
+            return f"restated {first(body.note)}"
+        case Contradicted():
+            return f"{first(body.old)} contradicted by {other(body.new)}"
+        case Corrected():
+            return f"{first(body.old)} corrected as {other(body.note)}"
+        case ScopeChanged():
+            return f"{first(body.note)} made {body.scope}"
+        case Deleted():
+            return f"deleted {first(body.note)}"
+        case Retired():
+            return f"retired {first(body.note)}, a passing note whose time was up"
+        case DuplicateRemoved():
+            return f"removed {first(body.note)}, a duplicate of {other(str(body.kept))}"
+        case Merged():
+            return f"{counted(len(body.merged), 'note')} merged into {other(body.into)}"
+        case ConversationDeleted():
+            closed = counted(len(body.closed), "note")
+            if body.kept_by_others:  # C4: deleted for one person, the others keep it
                 return f"deleted their part of a shared conversation (their turns): {closed} closed"
             if people:  # its day and people went with it
                 return f"deleted a conversation (its transcript and key): {closed} closed"
-            return f"conversation {body['conversation']} deleted: {closed} closed"
-        case EventType.REOPENED:
-            return (
-                f"{first(body['note'])} reopened: {other(body['after'])}, which contradicted "
-                "it, went"
-            )
-        case EventType.ITEM_USED:
-            notes, via = counted(len(body["notes"]), "note"), str(body.get("via", "assembly"))
+            return f"conversation {body.conversation} deleted: {closed} closed"
+        case Reopened():
+            return f"{first(body.note)} reopened: {other(body.after)}, which contradicted it, went"
+        case ItemUsed():
+            notes, via = counted(len(body.notes), "note"), body.via_name
             if people:
                 return f"{notes} {_USED.get(via, 'used by the agent')}"
             return f"{notes} used via {via}"
-        case EventType.CANDIDATE_SUGGESTED:
-            named = candidate(body["candidate"])
+        case CandidateSuggested():
+            named = candidate(body.candidate)
             return f"suggested remembering {named}" if people else f"suggested {named}"
-        case EventType.CANDIDATE_REVIEWED:
-            decision = str(body.get("decision", "reviewed"))
-            named = candidate(body["candidate"])
-            return f"{decision} the suggestion {named}" if people else f"{decision} {named}"
-        case EventType.CANDIDATE_APPLIED:
-            named = candidate(body["candidate"])
+        case CandidateReviewed():
+            named = candidate(body.candidate)
+            return (
+                f"{body.decision} the suggestion {named}" if people else f"{body.decision} {named}"
+            )
+        case CandidateApplied():
+            named = candidate(body.candidate)
             return f"applied the suggestion {named} as a note" if people else f"applied {named}"
-        case EventType.UNDONE:
+        case Undone():
             return _describe_undo(body, first, other, people)
-        case EventType.EXPORTED:
+        case Exported():
             return _describe_export(body)
         case _:
             return event.type.value.replace("_", " ")
 
 
-def _describe_undo(body: Any, first: Name, other: Name, people: bool) -> str:
-    undid = "undid" if people else f"undid event {body['undoes']}"
+def _describe_undo(body: Undone, first: Name, other: Name, people: bool) -> str:
+    undid = "undid" if people else f"undid event {body.undoes}"
 
     def back(name: Name) -> str:
-        restored, new = name(body["restored"]), other(body["new"])
+        restored, new = name(str(body.restored)), other(str(body.new))
         # Reopened in place (issue 17 item 4), or a new version reading the same.
-        if body["new"] == body["restored"] or new == restored:
+        if body.new == body.restored or new == restored:
             return f"{restored} restored"
         return f"{restored} restored as {new}"
 
-    match body["action"]:
+    match body.action:
         case "edit":
-            return f"{undid} {_AN['edit'][people]}: {first(body['note'])} closed, {back(other)}"
+            return f"{undid} {_AN['edit'][people]}: {first(str(body.note))} closed, {back(other)}"
         case "rescope":
-            return (
-                f"{undid} {_AN['rescope'][people]}: {first(body['note'])} back to {body['scope']}"
-            )
+            return f"{undid} {_AN['rescope'][people]}: {first(str(body.note))} back to {body.scope}"
         case _:
             return f"{undid} {_AN['delete'][people]}: {back(first)}"
 
@@ -138,10 +152,10 @@ _EXPORTS = {
 _TO = {"file": "to a file", "stdout": "to standard output"}
 
 
-def _describe_export(body: Any) -> str:
-    what = str(body.get("what"))
+def _describe_export(body: Exported) -> str:
+    what = body.what
     done, attempted = _EXPORTS.get(what, (f"exported {what}", f"exporting {what}"))
-    to = _TO.get(str(body.get("to")), f"to {body.get('to')}")
-    if body.get("failed"):
+    to = _TO.get(body.to, f"to {body.to}")
+    if body.failed:
         return f"{attempted} {to} failed after it was recorded: nothing was written"
     return f"{done} {to}"

@@ -17,6 +17,14 @@ from engram.control import wording
 from engram.control.session import PersonSession
 from engram.model.agents import auto_apply_sentence
 from engram.model.errors import Conflict, InvalidInput, NotAllowed, NotFound, StateConflict
+from engram.model.event_bodies import (
+    CandidateApplied,
+    CandidateReviewed,
+    CandidateSuggested,
+    EventBody,
+    body_as,
+    candidate_named,
+)
 from engram.model.events import Event, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId
 from engram.model.notes import CandidateState
@@ -90,7 +98,7 @@ def get_candidate(session: PersonSession, candidate_id: str) -> dict[str, Any]:
 def _automatic_policy(store: Any, conn: Any, suggested: Event | None) -> str | None:
     """P5: what the agent of the candidate's conversation may apply without review, in a
     sentence; None when it came from no conversation with a configured agent."""
-    origin = suggested.body.get("origin") if suggested else None
+    origin = body_as(suggested.body, CandidateSuggested).origin if suggested else None
     info = conversation_log.get(conn, ConversationId(str(origin))) if origin else None
     config = agent_configs.get(store, conn, info.agent) if info and info.agent else None
     return f"Agent {config.name!r}: {auto_apply_sentence(config)}" if config else None
@@ -104,7 +112,7 @@ def audit(session: PersonSession, candidate_id: str) -> list[dict[str, Any]]:
         events = [
             e
             for e in journal.events_of_types(conn, person, _CANDIDATE_EVENTS)
-            if e.body.get("candidate") == candidate_id
+            if candidate_named(e.body) == candidate_id
         ]
         reviewed = [e.seq for e in events if e.type is EventType.CANDIDATE_REVIEWED]
         reasons = journal.texts(store, conn, person, reviewed)
@@ -114,11 +122,21 @@ def audit(session: PersonSession, candidate_id: str) -> list[dict[str, Any]]:
             "at": e.at.isoformat(),
             "actor": e.actor,
             "event": e.type.value,
-            **{k: e.body[k] for k in ("revision", "decision", "note") if k in e.body},
+            **_decided(e.body),
             **({"reason": reasons[e.seq]} if reasons.get(e.seq) else {}),
         }
         for e in events
     ]
+
+
+def _decided(body: EventBody) -> dict[str, Any]:
+    """What an audit row says was decided: a review's revision and decision, the note an
+    application became."""
+    if isinstance(body, CandidateReviewed):
+        return {"revision": body.revision, "decision": body.decision}
+    if isinstance(body, CandidateApplied):
+        return {"note": body.note}
+    return {}
 
 
 def approve(
@@ -177,7 +195,7 @@ def _review(
         raise StateConflict(
             f"The suggestion {_named(txn, session, state)} is already {state.status}."
         )
-    body = {"candidate": candidate_id, "revision": revision, "decision": decision}
+    body = CandidateReviewed(CandidateId(candidate_id), revision, decision)
     event = NewEvent(EventType.CANDIDATE_REVIEWED, session.actor, body, None, reason)
     journal.append(session.store, txn, session.person, [event])
 
@@ -194,10 +212,10 @@ def _apply(txn: WriteTxn, session: PersonSession, candidate_id: str) -> str:
     assert suggested is not None
     sealed = journal.texts(store, txn.conn, person, [state.payload_seq])[state.payload_seq]
     text = read_suggestion(sealed).text
-    origin = suggested.body.get("origin")
+    origin = body_as(suggested.body, CandidateSuggested).origin
     if origin:
         try:  # W4 and W7 at apply time too
-            writable_conversation(txn, person, ConversationId(origin))
+            writable_conversation(txn, person, origin)
         except NotAllowed as refusal:
             raise NotAllowed(
                 f"The suggestion {wording.quoted(text)} cannot be applied: {refusal}"
@@ -208,7 +226,7 @@ def _apply(txn: WriteTxn, session: PersonSession, candidate_id: str) -> str:
         )
     events, note = memory_control.candidate_note_events(txn, session, suggested, text)
     events.append(
-        NewEvent(EventType.CANDIDATE_APPLIED, session.actor, {"candidate": state.id, "note": note})
+        NewEvent(EventType.CANDIDATE_APPLIED, session.actor, CandidateApplied(state.id, note))
     )
     journal.append(store, txn, person, events)
     return note
@@ -233,25 +251,26 @@ def _named(txn: WriteTxn, session: PersonSession, state: CandidateState) -> str:
 
 
 def _json(state: CandidateState, suggested: Event | None, sealed: str | None) -> dict[str, Any]:
-    body = suggested.body if suggested else {}
+    body = body_as(suggested.body, CandidateSuggested) if suggested else None
     opened = read_suggestion(sealed)
+    source = body.source if body else None
     return {
         "id": state.id,
         "revision": state.revision,
         "status": state.status,
         "kind": state.kind.value,
         "scope": state.scope.value,
-        "durability": body.get("durability"),
-        "confidence_bp": body.get("confidence_bp"),
+        "durability": body.durability.value if body and body.durability else None,
+        "confidence_bp": body.confidence_bp if body else None,
         "text": opened.text,
-        "source": body.get("source"),
-        "restates": body.get("restates"),
-        "contradicts": body.get("contradicts"),
+        "source": source.to_json() if source else None,
+        "restates": body.restates if body else None,
+        "contradicts": body.contradicts if body else None,
         "sensitive": opened.sensitive,
         "ambiguous": opened.ambiguous,
         "category": opened.category,
         "sensitivity_reason": opened.reason,
-        "extractor": body.get("extractor"),
+        "extractor": body.extractor if body else None,
         "suggested_at": suggested.at.isoformat() if suggested else None,
         "suggested_by": suggested.actor if suggested else None,
         "note": state.note,

@@ -11,6 +11,12 @@ from engram.control.views import NoteView
 from engram.control.wording import actor_named, conversation_named, listed, quoted
 from engram.model.conversation import EntryKind
 from engram.model.errors import NotAllowed
+from engram.model.event_bodies import (
+    CandidateReviewed,
+    CandidateSuggested,
+    ConversationDeleted,
+    body_as,
+)
 from engram.model.events import EventType as E
 from engram.model.events import NewEvent
 from engram.model.ids import CandidateId, ConversationId, PersonId
@@ -165,7 +171,10 @@ def pending_from(
     pending = []
     for state in projection_state.candidates(conn, person, "pending"):
         suggested = journal.event_at(conn, person, state.payload_seq)
-        if suggested is not None and suggested.body.get("origin") == conversation:
+        if (
+            suggested is not None
+            and body_as(suggested.body, CandidateSuggested).origin == conversation
+        ):
             pending.append(state)
     sealed = journal.texts(store, conn, person, [s.payload_seq for s in pending])
     return [
@@ -251,14 +260,14 @@ def _deletion_events(
     suggestions from it rejected with the reason, in the caller's transaction."""
     shredded, removed = erasure.shred_note_payloads(session.store, txn, person, conversation)
     closed = [v.note.id for v in cascade.closes]
-    body = {
-        "conversation": conversation,
-        "closed": closed,
-        "trimmed": [v.note.id for v in cascade.survives],
-        "shredded": shredded,
+    body = ConversationDeleted(
+        conversation,
+        closed=tuple(closed),
+        trimmed=tuple(v.note.id for v in cascade.survives),
+        shredded=tuple(shredded),
         # Only this person's part went: the audit must not say the transcript and key did.
-        **({"kept_by_others": True} if kept_by_others else {}),
-    }
+        kept_by_others=kept_by_others,
+    )
     actor = session.actor
     reopen = reopened_after(txn.conn, person, closed, actor, None, [conversation])
     # Read again under the journal's lock: a suggestion made since the preview is rejected too.
@@ -266,7 +275,7 @@ def _deletion_events(
         NewEvent(
             E.CANDIDATE_REVIEWED,
             actor,
-            {"candidate": c.id, "revision": c.revision, "decision": "rejected"},
+            CandidateReviewed(c.id, c.revision, "rejected"),
             None,
             REJECTED_BECAUSE,
         )

@@ -20,6 +20,7 @@ from typing import Literal
 from engram.control.private_file import PrivateFile
 from engram.control.session import PersonSession
 from engram.model.errors import EngramError, ReadOnlyStore
+from engram.model.event_bodies import Exported
 from engram.model.events import EventType, NewEvent
 from engram.store import journal
 
@@ -47,9 +48,7 @@ def ensure_recordable(session: PersonSession) -> None:
 def record_export(session: PersonSession, what: What, to: To, *, failed: bool = False) -> None:
     """Append the `exported` event: the session's actor sent `what` `to` somewhere."""
     ensure_recordable(session)
-    body: dict[str, object] = {"what": what, "to": to}
-    if failed:
-        body["failed"] = True
+    body = Exported(what, to, failed)
     with session.store.write() as txn:
         journal.append(
             session.store, txn, session.person, [NewEvent(EventType.EXPORTED, session.actor, body)]

@@ -27,8 +27,9 @@ from engram.control.verify_report import VerifyReport
 from engram.control.views import NoteView, conversation_json
 from engram.model.clock import iso
 from engram.model.conversation import ConversationInfo, EntryKind
+from engram.model.event_bodies import candidate_named
 from engram.model.events import Event, EventType
-from engram.model.ids import CandidateId, NoteId
+from engram.model.ids import CandidateId
 from engram.model.notes import EVERY_NOTE
 from engram.model.progress import Progress
 from engram.runtime.note_writes import read_suggestion
@@ -49,7 +50,6 @@ _CANDIDATE_EVENTS = (
     EventType.CANDIDATE_REVIEWED,
     EventType.CANDIDATE_APPLIED,
 )
-_NOTE_KEYS = ("note", "old", "new", "restored", "after", "kept", "into")
 
 
 # ---- the audit log ----------------------------------------------------------------------
@@ -105,12 +105,7 @@ def _audit_rows(session: PersonSession, conn: Any, events: list[Event]) -> list[
 
 def _quoting(session: PersonSession, conn: Any, events: list[Event]) -> Name:
     """Names a note by its words ("“Lives in Grenoble.”"), for the audit log people read."""
-    ids = {
-        NoteId(value)
-        for event in events
-        for key in _NOTE_KEYS
-        if isinstance(value := event.body.get(key), str) and value
-    }
+    ids = {note for event in events for note in event.body.named_notes()}
     notes = projection_notes.unscoped_notes_by_ids(conn, session.person, sorted(ids))
     found = journal.texts(session.store, conn, session.person, [n.text_seq for n in notes])
     texts = {str(n.id): found.get(n.text_seq) for n in notes}
@@ -125,7 +120,7 @@ def _quoting(session: PersonSession, conn: Any, events: list[Event]) -> Name:
 
 def _suggestions(session: PersonSession, conn: Any, events: list[Event]) -> Name:
     """Names a suggestion (candidate) by its words, for the audit log people read."""
-    ids = sorted({str(e.body.get("candidate")) for e in events if e.type in _CANDIDATE_EVENTS})
+    ids = sorted({str(candidate_named(e.body)) for e in events if e.type in _CANDIDATE_EVENTS})
     seqs: dict[str, int] = {}
     for candidate_id in ids:
         state = projection_state.candidate(conn, session.person, CandidateId(candidate_id))

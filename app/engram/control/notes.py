@@ -31,6 +31,17 @@ from engram.engine.ranking import rank
 from engram.engine.unscoped import unscoped_notes as memory_notes
 from engram.model.clock import iso, to_micros
 from engram.model.errors import InvalidInput, NotFound, StateConflict
+from engram.model.event_bodies import (
+    CandidateSuggested,
+    Contradicted,
+    Corrected,
+    Deleted,
+    NoteAdded,
+    Reopened,
+    Restated,
+    ScopeChanged,
+    body_as,
+)
 from engram.model.events import Cause, Event, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, new_note_id
@@ -324,30 +335,29 @@ def texts_of(session: PersonSession, notes: list[Note]) -> dict[NoteId, str | No
 
 def candidate_note_events(
     txn: WriteTxn, session: PersonSession, suggested: Event, text: str
-) -> tuple[list[NewEvent], str]:
+) -> tuple[list[NewEvent], NoteId]:
     """The events an approved candidate becomes (P6), inside the caller's write.
 
     A restatement of a note still active adds a source; otherwise a new note, which closes
     the note it contradicts — or that note's newest version, if someone corrected it since;
     a note already closed otherwise needs no closing.
     """
-    body = suggested.body
+    body = body_as(suggested.body, CandidateSuggested)
     cause = suggested.cause
-    target = body.get("restates") or body.get("contradicts")
-    held = _newest_version(txn, session, NoteId(target)) if target else None
-    if body.get("restates") and held is not None:
-        restated = {"note": held.id, **({"source": cause.to_json()} if cause else {})}
+    target = body.restates or body.contradicts
+    held = _newest_version(txn, session, target) if target else None
+    if body.restates and held is not None:
+        restated = Restated(held.id, cause)
         return [NewEvent(E.RESTATED, session.actor, restated, cause)], held.id
-    origin = ConversationId(body["origin"]) if body.get("origin") else None
     # A candidate suggested under a key-value face's key becomes the note that key names
     # (control.keyed_notes), unless another write took that id first.
-    wanted = NoteId(body["as_note"]) if body.get("as_note") else None
+    wanted = body.as_note
     free = wanted if wanted and note_in(txn, session, wanted) is None else None
-    added = note_added(draft_of_suggestion(body, text), session.actor, cause, origin, free)
-    note = str(added.body["note"])
+    added = note_added(draft_of_suggestion(body, text), session.actor, cause, body.origin, free)
+    note = body_as(added.body, NoteAdded).note
     events = [added]
-    if body.get("contradicts") and held is not None:
-        events.append(NewEvent(E.CONTRADICTED, session.actor, {"old": held.id, "new": note}, cause))
+    if body.contradicts and held is not None:
+        events.append(NewEvent(E.CONTRADICTED, session.actor, Contradicted(held.id, note), cause))
     return events, note
 
 
@@ -531,7 +541,7 @@ def add_note(
             cause = Cause(conversation)
         event = note_added(draft, session.actor, cause, conversation, note_id)
         journal.append(store, txn, session.person, [event])
-    return NoteId(event.body["note"])
+    return body_as(event.body, NoteAdded).note
 
 
 def edit_note(
@@ -555,19 +565,17 @@ def edit_note(
         assert scope is not None
         if scope is note.scope:
             return note.id
-        event = NewEvent(E.SCOPE_CHANGED, session.actor, {"note": note.id, "scope": scope.value})
+        event = NewEvent(E.SCOPE_CHANGED, session.actor, ScopeChanged(note.id, scope))
         with store.write() as txn:
             _still_open(session, txn, note.id)
             journal.append(store, txn, session.person, [event])
         return note.id
-    body: dict[str, Any] = {"old": note.id, "note": new_note_id()}
-    if scope is not None:
-        body["scope"] = scope.value
+    body = Corrected(note.id, new_note_id(), scope)
     event = NewEvent(E.CORRECTED, session.actor, body, text=check_text(text))
     with store.write() as txn:
         _still_open(session, txn, note.id)
         journal.append(store, txn, session.person, [event])
-    return NoteId(body["note"])
+    return body.note
 
 
 def delete_note(session: PersonSession, note_id: str, reason: str | None = None) -> None:
@@ -575,7 +583,7 @@ def delete_note(session: PersonSession, note_id: str, reason: str | None = None)
     note = _open_note(session, note_id)
     if reason is not None and len(reason) > MAX_REASON_CHARS:
         raise InvalidInput(f"The reason may hold at most {MAX_REASON_CHARS} characters.")
-    event = NewEvent(E.DELETED, session.actor, {"note": note.id}, text=reason or None)
+    event = NewEvent(E.DELETED, session.actor, Deleted(note.id), text=reason or None)
     with session.store.write() as txn:
         _still_open(session, txn, note.id)
         reopen = reopened_after(txn.conn, session.person, [note.id], session.actor)
@@ -596,7 +604,8 @@ def reopening(
     each with the note whose closing brings it back."""
     with session.store.read() as conn:
         events = reopened_after(conn, session.person, closing, session.actor, None, [conversation])
-        after = {NoteId(e.body["note"]): NoteId(e.body["after"]) for e in events}
+        bodies = [body_as(e.body, Reopened) for e in events]
+        after = {b.note: b.after for b in bodies}
         notes = projection_notes.unscoped_notes_by_ids(conn, session.person, list(after))
     return [(view, after[view.note.id]) for view in _with_text(session.store, session, notes)]
 
@@ -621,9 +630,7 @@ def profile_document_in(session: PersonSession, conn: Any) -> str:
     profile = maintenance.current_profile(conn, person)
     if not profile:
         return ""
-    ids = [NoteId(i) for i in (profile.get("language"), profile.get("tone")) if i]
-    ids += [NoteId(i) for i in profile.get("preferences", [])]
-    notes = projection_notes.unscoped_notes_by_ids(conn, person, ids)
+    notes = projection_notes.unscoped_notes_by_ids(conn, person, list(profile.ids()))
     texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
     shown = {str(n.id): texts.get(n.text_seq) for n in notes if n.is_active}
     return merge.profile_document(profile, shown)

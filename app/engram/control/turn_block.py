@@ -22,6 +22,7 @@ from engram.control.session import PersonSession
 from engram.engine.assembly import TextNote, assemble
 from engram.model.conversation import EntryKind
 from engram.model.errors import NotFound
+from engram.model.event_bodies import ItemUsed, body_as
 from engram.model.events import Event, EventType
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.scope import Audience, AudienceKind
@@ -133,11 +134,13 @@ def turn_sight(session: PersonSession, conversation: ConversationId, turn: TurnI
         raise NotFound(f"{person} has no conversation {conversation}.")
     with store.read() as conn:
         turns = answered_turns(conversation_log.entries(conn, conversation), turn)
-        used = journal.events_caused_by(conn, person, conversation, turns, [EventType.ITEM_USED])
-        assemblies = [e for e in used if e.body.get("via", "assembly") == "assembly"]
-        digest_seqs = [int(s) for s in assemblies[-1].body.get("digest", [])] if assemblies else []
+        events = journal.events_caused_by(conn, person, conversation, turns, [EventType.ITEM_USED])
+        used = [(e, body_as(e.body, ItemUsed)) for e in events]
+        assemblies = [(e, b) for e, b in used if b.via_name == "assembly"]
+        last = assemblies[-1][1].block if assemblies else None
+        digest_seqs = list(last.digest) if last else []
         digest_texts = journal.texts(store, conn, person, digest_seqs)
-    named = {NoteId(str(n)) for e in used for n in _noted(e)}
+    named = {n for _, b in used for n in (*b.notes, *b.dropped_notes())}
     notes = memory_control.notes_by_ids(session, sorted(named))
     texts = memory_control.texts_of(session, notes)
     held = {n.id: n for n in notes}
@@ -148,52 +151,38 @@ def turn_sight(session: PersonSession, conversation: ConversationId, turn: TurnI
 
     block = None
     if assemblies:
-        block = _block(assemblies[-1], seen, [digest_texts.get(s) for s in digest_seqs])
+        block = _block(*assemblies[-1], seen, [digest_texts.get(s) for s in digest_seqs])
         block = _rebuilt(block, held, person)
     tools = [
-        ToolAnswer(
-            str(e.body.get("via")),
-            e.at,
-            e.seq,
-            tuple(seen(NoteId(n), i, "") for i, n in enumerate(e.body["notes"], 1)),
-        )
-        for e in used
-        if e.body.get("via", "assembly") != "assembly"
+        ToolAnswer(b.via_name, e.at, e.seq, tuple(seen(n, i, "") for i, n in enumerate(b.notes, 1)))
+        for e, b in used
+        if b.via_name != "assembly"
     ]
     return TurnSight(person, conversation, turn, info.participants, block, tools)
 
 
-def _noted(event: Event) -> list[str]:
-    dropped = [d["note"] for d in event.body.get("dropped", []) if d.get("note")]
-    return [*event.body["notes"], *dropped]
-
-
-def _block(event: Event, seen: Any, digest: list[str | None]) -> SeenBlock:
-    body: Mapping[str, Any] = event.body
-    complete = "placed" in body
-    if complete:
-        placed = [
-            seen(NoteId(p["note"]), int(p["rank"]), str(p["section"])) for p in body["placed"]
-        ]
+def _block(event: Event, body: ItemUsed, seen: Any, digest: list[str | None]) -> SeenBlock:
+    block = body.block
+    if block is not None:
+        placed = [seen(p.note, p.rank, p.section) for p in block.placed]
     else:  # an older record: the notes placed, in block order, and nothing more
-        placed = [seen(NoteId(n), i, "") for i, n in enumerate(body["notes"], 1)]
+        placed = [seen(n, i, "") for i, n in enumerate(body.notes, 1)]
     dropped = []
-    for d in body.get("dropped", []):
-        note = NoteId(d["note"]) if d.get("note") else None
-        text = seen(note, 0, "").text if note else None
-        dropped.append(SeenDrop(str(d["what"]), str(d["reason"]), note, text))
+    for d in block.dropped if block else ():
+        text = seen(d.note, 0, "").text if d.note else None
+        dropped.append(SeenDrop(d.what, d.reason, d.note, text))
     return SeenBlock(
         event=event.seq,
         at=event.at,
         for_turn=event.cause.turn if event.cause else None,
-        audience=AudienceKind(body["audience"]) if "audience" in body else None,
-        budget=body.get("budget"),
-        used=body.get("used"),
-        readable=bool(body.get("readable", True)),
+        audience=block.audience if block else None,
+        budget=block.budget if block else None,
+        used=block.used if block else None,
+        readable=block.readable if block else True,
         placed=placed,
         dropped=dropped,
         digest=digest,
-        complete=complete,
+        complete=block is not None,
     )
 
 

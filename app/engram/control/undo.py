@@ -22,9 +22,10 @@ from typing import Any
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.wording import actor_named
-from engram.engine.undo import ACTION_NAMES, UNDOABLE, CannotUndo, undo_body
+from engram.engine.undo import ACTION_NAMES, UNDOABLE, CannotUndo, changed_note, undo_body
 from engram.model.clock import iso
 from engram.model.errors import NotAllowed, NotFound, StateConflict
+from engram.model.event_bodies import Undone as UndoneBody
 from engram.model.events import Event, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import NoteId, new_note_id
@@ -90,7 +91,7 @@ def last_change(session: PersonSession, since_seq: int = 0) -> UndoableChange | 
         change = journal.last_event_by(conn, person, session.actor, _CHANGES, since_seq)
     if change is None or change.type is E.UNDONE:
         return None
-    note_id = NoteId(str(change.body["note"]))
+    note_id = changed_note(change)
     notes = memory_control.notes_by_ids(session, [note_id])
     text = memory_control.texts_of(session, notes).get(note_id) if notes else None
     return UndoableChange(change.seq, UNDOABLE[change.type], note_id, change.at, text)
@@ -117,7 +118,7 @@ def undo(session: PersonSession, change_seq: int, since_seq: int = 0) -> Undone:
             raise NotAllowed("Only a change made in this session can be undone.")
         newer = journal.last_event_by(txn.conn, person, session.actor, _CHANGES, change.seq)
         if newer is not None:
-            if newer.type is E.UNDONE and newer.body.get("undoes") == change.seq:
+            if isinstance(newer.body, UndoneBody) and newer.body.undoes == change.seq:
                 raise StateConflict("That change was already undone.")
             raise StateConflict(
                 "You changed something after that; only your last change can be undone."
@@ -138,8 +139,8 @@ def undo(session: PersonSession, change_seq: int, since_seq: int = 0) -> Undone:
             )
         except CannotUndo as refusal:
             raise StateConflict(str(refusal)) from None
-        if "restored" in body:
-            restored = memory_control.note_in(txn, session, NoteId(body["restored"]))
+        if body.restored is not None:
+            restored = memory_control.note_in(txn, session, body.restored)
             assert restored is not None  # undo_body looked it up
             text = journal.texts(store, txn.conn, person, [restored.text_seq])
             if text.get(restored.text_seq) is None:
@@ -148,5 +149,4 @@ def undo(session: PersonSession, change_seq: int, since_seq: int = 0) -> Undone:
                     "nothing was undone."
                 )
         committed = journal.append(store, txn, person, [NewEvent(E.UNDONE, session.actor, body)])
-    holds = NoteId(str(body.get("new") or body["note"]))
-    return Undone(change.seq, committed[0].seq, str(body["action"]), holds)
+    return Undone(change.seq, committed[0].seq, body.action, body.holds)

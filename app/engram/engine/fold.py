@@ -12,6 +12,25 @@ from collections.abc import Collection, Iterable
 from datetime import datetime
 from typing import Any, Protocol
 
+from engram.model.event_bodies import (
+    CandidateApplied,
+    CandidateReviewed,
+    CandidateSuggested,
+    Closed,
+    Contradicted,
+    ConversationDeleted,
+    Corrected,
+    DigestLineAdded,
+    ExtractionCheckpoint,
+    ItemUsed,
+    Merged,
+    NoteAdded,
+    Reopened,
+    Restated,
+    ScopeChanged,
+    Undone,
+    body_as,
+)
 from engram.model.events import Cause, Event, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import (
@@ -25,7 +44,7 @@ from engram.model.notes import (
     Source,
     Usage,
 )
-from engram.model.scope import Durability, Kind, Scope
+from engram.model.scope import Scope
 
 
 class FoldError(ValueError):
@@ -85,28 +104,28 @@ def apply_event(target: FoldTarget, event: Event) -> None:
     target.set_seq(event.seq)
 
 
-def _need(target: FoldTarget, note_id: Any, event: Event) -> Note:
-    note = target.unscoped_note(NoteId(str(note_id)))
+def _named(note_id: NoteId | None, event: Event) -> NoteId:
+    if note_id is None:
+        raise FoldError(f"event {event.seq} ({event.type}) names no note where it needs one")
+    return note_id
+
+
+def _need(target: FoldTarget, note_id: NoteId | None, event: Event) -> Note:
+    note = target.unscoped_note(_named(note_id, event))
     if note is None:
         raise FoldError(f"event {event.seq} ({event.type}) names unknown note {note_id}")
     return note
 
 
-def _need_open(target: FoldTarget, note_id: Any, event: Event) -> Note:
+def _need_open(target: FoldTarget, note_id: NoteId | None, event: Event) -> Note:
     note = _need(target, note_id, event)
     if not note.is_active:
         raise FoldError(f"event {event.seq} ({event.type}) names closed note {note_id}")
     return note
 
 
-def _source(body_source: Any, at: datetime) -> Source | None:
-    if not body_source:
-        return None
-    return Source(
-        conversation=ConversationId(body_source["conversation"]),
-        turn=TurnId(body_source["turn"]) if body_source.get("turn") else None,
-        at=at,
-    )
+def _source(cause: Cause | None, at: datetime) -> Source | None:
+    return Source(cause.conversation, cause.turn, at) if cause is not None else None
 
 
 def _close(note: Note, event: Event, status: NoteStatus, by_note: NoteId | None = None) -> Note:
@@ -115,25 +134,25 @@ def _close(note: Note, event: Event, status: NoteStatus, by_note: NoteId | None 
 
 
 def _on_note_added(target: FoldTarget, event: Event) -> None:
-    body = event.body
-    note_id = NoteId(body["note"])
+    body = body_as(event.body, NoteAdded)
+    note_id = body.note
     if target.unscoped_note(note_id) is not None:
         raise FoldError(f"event {event.seq} re-adds note {note_id}")
-    source = _source(body.get("source"), event.at)
+    source = _source(body.source, event.at)
     target.put_note(
         Note(
             id=note_id,
             person=event.person,
-            kind=Kind(body["kind"]),
-            scope=Scope(body["scope"]),
-            durability=Durability(body["durability"]),
+            kind=body.kind,
+            scope=body.scope,
+            durability=body.durability,
             text_seq=event.seq,
-            initial_confidence_bp=int(body["confidence_bp"]),
+            initial_confidence_bp=body.confidence_bp,
             valid_from=event.at,
             created_seq=event.seq,
             actor=event.actor,
-            topic=body.get("topic"),
-            origin=ConversationId(body["origin"]) if body.get("origin") else None,
+            topic=body.topic,
+            origin=body.origin,
             sources=(source,) if source else (),
         )
     )
@@ -141,9 +160,11 @@ def _on_note_added(target: FoldTarget, event: Event) -> None:
 
 def _on_restated(target: FoldTarget, event: Event) -> None:
     # F2: a restatement adds a source; it never creates a note.
-    note = _need_open(target, event.body["note"], event)
-    source = _source(event.body["source"], event.at)
-    assert source is not None
+    body = body_as(event.body, Restated)
+    note = _need_open(target, body.note, event)
+    source = _source(body.source, event.at)
+    if source is None:
+        raise FoldError(f"event {event.seq} restates {note.id} without a source")
     change = Change(event.seq, event.at, event.type, event.actor, source.conversation)
     target.put_note(
         dataclasses.replace(note, sources=(*note.sources, source), changes=(*note.changes, change))
@@ -152,24 +173,25 @@ def _on_restated(target: FoldTarget, event: Event) -> None:
 
 def _on_contradicted(target: FoldTarget, event: Event) -> None:
     # F1: the old note's interval closes at the contradiction; both notes stay for replay.
-    old = _need_open(target, event.body["old"], event)
-    new = _need(target, event.body["new"], event)
+    body = body_as(event.body, Contradicted)
+    old = _need_open(target, body.old, event)
+    new = _need(target, body.new, event)
     target.put_note(_close(old, event, NoteStatus.CONTRADICTED, new.id))
 
 
 def _on_corrected(target: FoldTarget, event: Event) -> None:
     # C5: an edit is a new version; the old version is closed, never overwritten.
-    body = event.body
-    old = _need_open(target, body["old"], event)
-    new_id = NoteId(body["note"])
+    body = body_as(event.body, Corrected)
+    old = _need_open(target, body.old, event)
+    new_id = body.note
     if target.unscoped_note(new_id) is not None:
         raise FoldError(f"event {event.seq} re-adds note {new_id}")
     target.put_note(
         Note(
             id=new_id,
             person=event.person,
-            kind=Kind(body.get("kind", old.kind)),
-            scope=Scope(body.get("scope", old.scope)),
+            kind=body.kind or old.kind,
+            scope=body.scope or old.scope,
             durability=old.durability,
             text_seq=event.seq,
             initial_confidence_bp=old.initial_confidence_bp,
@@ -187,32 +209,36 @@ def _on_corrected(target: FoldTarget, event: Event) -> None:
 
 
 def _on_scope_changed(target: FoldTarget, event: Event) -> None:
-    note = _need_open(target, event.body["note"], event)
-    scope = Scope(event.body["scope"])
-    change = Change(event.seq, event.at, event.type, event.actor, f"{note.scope} -> {scope}")
+    body = body_as(event.body, ScopeChanged)
+    _rescope(target, event, _need_open(target, body.note, event), body.scope)
+
+
+def _rescope(target: FoldTarget, event: Event, note: Note, scope: Scope) -> None:
+    change = Change.rescoped(event.seq, event.at, event.type, event.actor, note.scope, scope)
     target.put_note(dataclasses.replace(note, scope=scope, changes=(*note.changes, change)))
 
 
-def _closer(status: NoteStatus, key: str = "note") -> Any:
+def _closer(status: NoteStatus) -> Any:
     def handle(target: FoldTarget, event: Event) -> None:
-        note = _need_open(target, event.body[key], event)
-        by = event.body.get("kept")
-        target.put_note(_close(note, event, status, NoteId(by) if by else None))
+        body = body_as(event.body, Closed)
+        note = _need_open(target, body.note, event)
+        target.put_note(_close(note, event, status, body.kept))
 
     return handle
 
 
 def _on_merged(target: FoldTarget, event: Event) -> None:
-    into = _need_open(target, event.body["into"], event)
+    body = body_as(event.body, Merged)
+    into = _need_open(target, body.into, event)
     sources = list(into.sources)
-    for merged_id in event.body["merged"]:
+    for merged_id in body.merged:
         merged = _need_open(target, merged_id, event)
         if merged.scope.scope_class != into.scope.scope_class:
             # F4: private and portable notes never combine.
             raise FoldError(f"event {event.seq} merges across scope classes")
         sources.extend(merged.sources)
         target.put_note(_close(merged, event, NoteStatus.MERGED, into.id))
-    change = Change(event.seq, event.at, event.type, event.actor, ",".join(event.body["merged"]))
+    change = Change(event.seq, event.at, event.type, event.actor, ",".join(body.merged))
     target.put_note(
         dataclasses.replace(into, sources=tuple(sources), changes=(*into.changes, change))
     )
@@ -220,13 +246,14 @@ def _on_merged(target: FoldTarget, event: Event) -> None:
 
 def _on_conversation_deleted(target: FoldTarget, event: Event) -> None:
     # C4: notes whose text originated there close; survivors lose it as a corroborator.
-    conversation = ConversationId(event.body["conversation"])
-    for note_id in event.body.get("closed", []):
+    body = body_as(event.body, ConversationDeleted)
+    conversation = body.conversation
+    for note_id in body.closed:
         note = _need(target, note_id, event)
         if note.is_active:
             note = _close(note, event, NoteStatus.DELETED)
         target.put_note(note)
-    for note_id in event.body.get("trimmed", []):
+    for note_id in body.trimmed:
         note = _need(target, note_id, event)
         kept = tuple(s for s in note.sources if s.conversation != conversation)
         change = Change(event.seq, event.at, event.type, event.actor, conversation)
@@ -237,10 +264,10 @@ def _on_conversation_deleted(target: FoldTarget, event: Event) -> None:
 def _on_reopened(target: FoldTarget, event: Event) -> None:
     # F1 undone: the newer note that contradicted this one was deleted, so what was known
     # before holds again. The interval reopens; the contradiction stays in its changes.
-    body = event.body
-    note = _need(target, body["note"], event)
+    body = body_as(event.body, Reopened)
+    note = _need(target, body.note, event)
     closure = note.closure
-    newer = _need(target, body["after"], event)
+    newer = _need(target, body.after, event)
     if (
         note.status is not NoteStatus.CONTRADICTED
         or closure is None
@@ -248,7 +275,7 @@ def _on_reopened(target: FoldTarget, event: Event) -> None:
         or newer.is_active
     ):
         raise FoldError(f"event {event.seq} reopens note {note.id}, which is not undone")
-    gone = set(body.get("without_sources", []))
+    gone = set(body.without_sources)
     detail = f"contradicted by {newer.id} at {closure.at.isoformat()}; {newer.id} was deleted"
     change = Change(event.seq, event.at, event.type, event.actor, detail)
     target.put_note(
@@ -297,10 +324,8 @@ def reopenings(
                 dead.add(note.id)  # its text is gone: what it contradicted may come back
                 continue
             assert note.closure is not None and note.closure.by_note is not None
-            body: dict[str, Any] = {"note": note.id, "after": note.closure.by_note}
             stale = sorted({s.conversation for s in note.sources if s.conversation in gone})
-            if stale:
-                body["without_sources"] = stale
+            body = Reopened(note.id, note.closure.by_note, tuple(stale))
             events.append(NewEvent(EventType.REOPENED, actor, body, cause))
         frontier = dead
     return events
@@ -308,22 +333,21 @@ def reopenings(
 
 def _on_undone(target: FoldTarget, event: Event) -> None:
     # Undo (engine.undo): a new event restores what was there; nothing earlier is rewritten.
-    body = event.body
-    if body["action"] == "rescope":
-        note = _need_open(target, body["note"], event)
-        scope = Scope(body["scope"])
-        change = Change(event.seq, event.at, event.type, event.actor, f"{note.scope} -> {scope}")
-        target.put_note(dataclasses.replace(note, scope=scope, changes=(*note.changes, change)))
+    body = body_as(event.body, Undone)
+    if body.action == "rescope":
+        if body.scope is None:
+            raise FoldError(f"event {event.seq} undoes a change of scope without naming one")
+        _rescope(target, event, _need_open(target, body.note, event), body.scope)
         return
-    restored = _need(target, body["restored"], event)
-    new_id = NoteId(body["new"])
-    if body["action"] == "delete" and new_id == restored.id:
+    restored = _need(target, body.restored, event)
+    new_id = _named(body.new, event)
+    if body.action == "delete" and new_id == restored.id:
         _reopen_deleted(target, event, restored)
         return
     if target.unscoped_note(new_id) is not None:
         raise FoldError(f"event {event.seq} re-adds note {new_id}")
-    if body["action"] == "edit":
-        current = _need_open(target, body["note"], event)
+    if body.action == "edit":
+        current = _need_open(target, body.note, event)
         if restored.superseded_by != current.id:
             raise FoldError(
                 f"event {event.seq} restores {restored.id}, which {current.id} did not edit"
@@ -332,18 +356,18 @@ def _on_undone(target: FoldTarget, event: Event) -> None:
         closed = _close(current, event, NoteStatus.CORRECTED, new_id)
         target.put_note(dataclasses.replace(closed, superseded_by=new_id))
         replaced = current.id
-    elif body["action"] == "delete":  # as undo wrote it before issue 17: a restored copy
+    elif body.action == "delete":  # as undo wrote it before issue 17: a restored copy
         if restored.status is not NoteStatus.DELETED or restored.superseded_by is not None:
             raise FoldError(f"event {event.seq} restores {restored.id}, which is not deleted")
         sources = restored.sources
         target.put_note(dataclasses.replace(restored, superseded_by=new_id))
         replaced = restored.id
-        for back in body.get("recloses", []):
+        for back in body.recloses:
             # What the deletion brought back is contradicted again, now by the restored note.
             note = _need_open(target, back, event)
             target.put_note(_close(note, event, NoteStatus.CONTRADICTED, new_id))
     else:
-        raise FoldError(f"event {event.seq} undoes an unknown action {body['action']!r}")
+        raise FoldError(f"event {event.seq} undoes an unknown action {body.action!r}")
     target.put_note(
         Note(
             id=new_id,
@@ -386,22 +410,16 @@ def _reopen_deleted(target: FoldTarget, event: Event, note: Note) -> None:
             changes=(*note.changes, deleted, undone),
         )
     )
-    for back in event.body.get("recloses", []):
+    for back in body_as(event.body, Undone).recloses:
         # What the deletion brought back is contradicted again, by the note it reopens.
         brought = _need_open(target, back, event)
         target.put_note(_close(brought, event, NoteStatus.CONTRADICTED, note.id))
 
 
 def _on_digest_line(target: FoldTarget, event: Event) -> None:
-    conversation = event.body.get("conversation")
-    target.add_digest(
-        DigestLine(
-            event.seq,
-            event.at,
-            ConversationId(conversation) if conversation else None,
-            Scope(event.body.get("scope", Scope.UNSPECIFIED.value)),
-        )
-    )
+    body = body_as(event.body, DigestLineAdded)
+    scope = body.scope or Scope.UNSPECIFIED
+    target.add_digest(DigestLine(event.seq, event.at, body.conversation, scope))
 
 
 def _on_profile(target: FoldTarget, event: Event) -> None:
@@ -409,26 +427,27 @@ def _on_profile(target: FoldTarget, event: Event) -> None:
 
 
 def _on_checkpoint(target: FoldTarget, event: Event) -> None:
-    turns = [TurnId(turn) for turn in event.body.get("turns", [])]
-    target.mark_processed(ConversationId(event.body["conversation"]), turns)
+    body = body_as(event.body, ExtractionCheckpoint)
+    target.mark_processed(body.conversation, list(body.turns))
 
 
 def _on_item_used(target: FoldTarget, event: Event) -> None:
-    cause = event.cause
-    for rank, note_id in enumerate(event.body["notes"], start=1):
+    cause, body = event.cause, body_as(event.body, ItemUsed)
+    for rank, note_id in enumerate(body.notes, start=1):
         usage = Usage(
             seq=event.seq,
             at=event.at,
-            via=str(event.body.get("via", "assembly")),
+            via=body.via_name,
             rank=rank,
             conversation=cause.conversation if cause else None,
             turn=cause.turn if cause else None,
         )
-        target.add_usage(NoteId(note_id), usage)
+        target.add_usage(note_id, usage)
 
 
 def _on_candidate_suggested(target: FoldTarget, event: Event) -> None:
-    candidate = CandidateId(event.body["candidate"])
+    body = body_as(event.body, CandidateSuggested)
+    candidate = body.candidate
     if target.get_candidate(candidate) is not None:
         raise FoldError(f"event {event.seq} re-suggests candidate {candidate}")
     target.put_candidate(
@@ -437,34 +456,36 @@ def _on_candidate_suggested(target: FoldTarget, event: Event) -> None:
             revision=1,
             status="pending",
             payload_seq=event.seq,
-            kind=Kind(event.body["kind"]),
-            scope=Scope(event.body["scope"]),
+            kind=body.kind,
+            scope=body.scope,
         )
     )
 
 
-def _need_candidate(target: FoldTarget, event: Event) -> CandidateState:
-    state = target.get_candidate(CandidateId(event.body["candidate"]))
+def _need_candidate(target: FoldTarget, event: Event, candidate: CandidateId) -> CandidateState:
+    state = target.get_candidate(candidate)
     if state is None:
         raise FoldError(f"event {event.seq} names unknown candidate")
     return state
 
 
 def _on_candidate_reviewed(target: FoldTarget, event: Event) -> None:
-    state = _need_candidate(target, event)
-    if int(event.body["revision"]) != state.revision:
+    body = body_as(event.body, CandidateReviewed)
+    state = _need_candidate(target, event, body.candidate)
+    if body.revision != state.revision:
         raise StaleRevision(
-            f"candidate {state.id} is at revision {state.revision}, not {event.body['revision']}"
+            f"candidate {state.id} is at revision {state.revision}, not {body.revision}"
         )
     if state.status != "pending":
         raise FoldError(f"event {event.seq} reviews candidate {state.id}, already {state.status}")
     target.put_candidate(
-        dataclasses.replace(state, revision=state.revision + 1, status=event.body["decision"])
+        dataclasses.replace(state, revision=state.revision + 1, status=body.decision)
     )
 
 
 def _on_candidate_applied(target: FoldTarget, event: Event) -> None:
-    state = _need_candidate(target, event)
+    body = body_as(event.body, CandidateApplied)
+    state = _need_candidate(target, event, body.candidate)
     if state.status != "approved":
         raise FoldError(f"event {event.seq} applies candidate {state.id}, which is {state.status}")
     target.put_candidate(
@@ -472,7 +493,7 @@ def _on_candidate_applied(target: FoldTarget, event: Event) -> None:
             state,
             revision=state.revision + 1,
             status="applied",
-            note=NoteId(event.body["note"]),
+            note=body.note,
         )
     )
 

@@ -17,17 +17,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from engram.engine.assembly import TextNote, split_profile
 from engram.engine.ranking import rank
 from engram.engine.unscoped import unscoped_notes
+from engram.model.event_bodies import ProfileRebuilt
 from engram.model.ids import NoteId
 from engram.model.notes import Note, PersonMemory
 from engram.model.scope import Durability
 
 TRANSIENT_LIFETIME = timedelta(hours=4)  # M3
-EMPTY_PROFILE: dict[str, Any] = {"language": None, "tone": None, "preferences": []}
+EMPTY_PROFILE = ProfileRebuilt()
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ class MaintenancePlan:
 
     retire: tuple[NoteId, ...] = ()
     duplicates: tuple[tuple[NoteId, NoteId], ...] = ()  # (removed, kept)
-    profile: dict[str, Any] | None = None  # the new profile's note ids, or None if unchanged
+    profile: ProfileRebuilt | None = None  # the new profile's note ids, or None if unchanged
 
     @property
     def empty(self) -> bool:
@@ -54,7 +55,7 @@ def plan_from(
     stored: UnopenedMemory,
     read_texts: Callable[[list[int]], Mapping[int, str | None]],
     now: datetime,
-    current_profile: Mapping[str, Any] | None,
+    current_profile: ProfileRebuilt | None,
 ) -> MaintenancePlan:
     """The maintenance pass's plan, with merge (allow-listed) doing the unscoped read."""
     memory = stored.unscoped_memory()
@@ -76,7 +77,7 @@ def plan(
     memory: PersonMemory,
     texts: Mapping[int, str | None],
     now: datetime,
-    current_profile: Mapping[str, Any] | None,
+    current_profile: ProfileRebuilt | None,
 ) -> MaintenancePlan:
     """Decide M3, then M2 among what stays, then M1 from what remains active."""
     active = [n for n in unscoped_notes(memory) if n.is_active]
@@ -92,7 +93,7 @@ def plan(
     return MaintenancePlan(
         tuple(retire),
         tuple(duplicates),
-        profile if profile != dict(current_profile or EMPTY_PROFILE) else None,
+        profile if profile != (current_profile or EMPTY_PROFILE) else None,
     )
 
 
@@ -113,21 +114,21 @@ def _duplicates(notes: list[Note], texts: Mapping[int, str | None]) -> list[tupl
     return found
 
 
-def profile_ids(ranked: list[TextNote]) -> dict[str, Any]:
+def profile_ids(ranked: list[TextNote]) -> ProfileRebuilt:
     """M1: which notes make up the profile — language, tone, preferences in rank order."""
     profile, _ = split_profile(ranked)
-    return {
-        "language": profile.language.note.id if profile.language else None,
-        "tone": profile.tone.note.id if profile.tone else None,
-        "preferences": [p.note.id for p in profile.preferences],
-    }
+    return ProfileRebuilt(
+        language=profile.language.note.id if profile.language else None,
+        tone=profile.tone.note.id if profile.tone else None,
+        preferences=tuple(p.note.id for p in profile.preferences),
+    )
 
 
-def profile_document(profile: Mapping[str, Any], texts: Mapping[str, str | None]) -> str:
+def profile_document(profile: ProfileRebuilt, texts: Mapping[str, str | None]) -> str:
     """The profile as text, from its note ids and their current texts (by note id)."""
     lines = []
-    for label, key in (("Language", "language"), ("Tone", "tone")):
-        if profile.get(key) and texts.get(profile[key]):
-            lines.append(f"{label}: {texts[profile[key]]}")
-    lines += [f"Preference: {texts[n]}" for n in profile.get("preferences", []) if texts.get(n)]
+    for label, note in (("Language", profile.language), ("Tone", profile.tone)):
+        if note and (text := texts.get(note)):
+            lines.append(f"{label}: {text}")
+    lines += [f"Preference: {texts[n]}" for n in profile.preferences if texts.get(n)]
     return "\n".join(lines)

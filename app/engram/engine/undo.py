@@ -17,8 +17,8 @@ still be undone; if the note changed since, it refuses in one sentence rather th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
+from engram.model.event_bodies import Closed, Corrected, Reopened, ScopeChanged, Undone, body_as
 from engram.model.events import Event, EventType
 from engram.model.ids import NoteId
 from engram.model.notes import Note, NoteStatus
@@ -46,18 +46,25 @@ def _changed_since(what: str) -> CannotUndo:
     )
 
 
+def changed_note(change: Event) -> NoteId:
+    """The note an undoable change (an edit, a change of scope, a deletion) left holding."""
+    body = change.body
+    if not isinstance(body, Corrected | ScopeChanged | Closed):
+        raise CannotUndo("Only an edit, a change of scope or a deletion can be undone.")
+    return body.note
+
+
 def scope_before(note: Note, seq: int) -> Scope:
     """The scope a note had before the scope change made by event `seq`."""
     for change in note.changes:
-        if change.seq == seq and change.type is EventType.SCOPE_CHANGED:
-            before, _, _ = change.detail.partition(" -> ")
-            return Scope(before)
+        if change.seq == seq and change.type is EventType.SCOPE_CHANGED and change.from_scope:
+            return change.from_scope
     raise CannotUndo(f"Event {seq} did not change this note's scope; nothing was undone.")
 
 
 def undo_body(
     change: Event, lookup: NoteLookup, new_note: NoteId, reopened: Sequence[Event] = ()
-) -> dict[str, Any]:
+) -> Undone:
     """The body of the `undone` event that reverses `change`, or CannotUndo.
 
     `new_note` is the id an edit's restored version gets; a deletion's undo reopens the note
@@ -70,18 +77,17 @@ def undo_body(
     if action is None:
         raise CannotUndo("Only an edit, a change of scope or a deletion can be undone.")
     name = ACTION_NAMES[action]
-    body: dict[str, Any] = {"undoes": change.seq, "action": action}
     if action == "edit":
-        current = lookup(NoteId(str(change.body["note"])))
-        old = lookup(NoteId(str(change.body["old"])))
+        edit = body_as(change.body, Corrected)
+        current, old = lookup(edit.note), lookup(edit.old)
         if current is None or old is None:
             raise CannotUndo("The note that edit made is gone; nothing was undone.")
         if current.closure is not None and current.closure.type is EventType.UNDONE:
             raise CannotUndo("That edit was already undone.")
         if not current.is_active or current.changes:
             raise _changed_since(name)
-        return {**body, "note": current.id, "restored": old.id, "new": new_note}
-    note = lookup(NoteId(str(change.body["note"])))
+        return Undone(change.seq, action, note=current.id, restored=old.id, new=new_note)
+    note = lookup(changed_note(change))
     if note is None:
         raise CannotUndo("The note is gone; nothing was undone.")
     if action == "rescope":
@@ -90,7 +96,7 @@ def undo_body(
             raise CannotUndo("That change of scope was already undone.")
         if not note.is_active or later:
             raise _changed_since(name)
-        return {**body, "note": note.id, "scope": scope_before(note, change.seq).value}
+        return Undone(change.seq, action, note=note.id, scope=scope_before(note, change.seq))
     undone_since = any(c.type is EventType.UNDONE and c.seq > change.seq for c in note.changes)
     if note.superseded_by is not None or undone_since:
         raise CannotUndo("That deletion was already undone.")
@@ -100,17 +106,18 @@ def undo_body(
         raise _changed_since(name)
     recloses = []
     for event in reopened:
-        if event.type is not EventType.REOPENED or event.body.get("after") != note.id:
+        if event.type is not EventType.REOPENED:
             continue
-        back = lookup(NoteId(str(event.body["note"])))
+        reopened_body = body_as(event.body, Reopened)
+        if reopened_body.after != note.id:
+            continue
+        back = lookup(reopened_body.note)
         if back is None or not back.is_active or not back.changes:
             raise _brought_back_changed()
         if back.changes[-1].seq != event.seq:
             raise _brought_back_changed()
         recloses.append(back.id)
-    if recloses:
-        body["recloses"] = recloses
-    return {**body, "restored": note.id, "new": note.id}
+    return Undone(change.seq, action, restored=note.id, new=note.id, recloses=tuple(recloses))
 
 
 def _brought_back_changed() -> CannotUndo:

@@ -1,63 +1,27 @@
 """Journal events: one append-only journal per person, folded into notes.
 
-An event's clear part (type, time, actor, cause, body) is chained and queryable; free text
+An event's clear part (type, time, actor, cause, body) is chained and queryable; its body is
+typed (model/event_bodies.py) and JSON only at the store's seam. Free text
 (note text, reasons, profile, digest lines) travels beside it as a sealed payload, which the
 fold never needs: notes point at the event whose payload holds their text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
-from typing import Any
 
-from engram.model.ids import ConversationId, PersonId, TurnId
+from engram.model.event_bodies import BODY_CLASSES, EventBody, PersonCreated
+from engram.model.event_parts import TEXT_BEARING, Cause, EventType
+from engram.model.ids import ConversationId, PersonId
 
-
-class EventType(StrEnum):
-    """Every kind of journal event (DESIGN.md, "Journals and the fold")."""
-
-    NOTE_ADDED = "note_added"
-    RESTATED = "restated"
-    CONTRADICTED = "contradicted"
-    CORRECTED = "corrected"
-    SCOPE_CHANGED = "scope_changed"
-    DELETED = "deleted"
-    MERGED = "merged"
-    RETIRED = "retired"
-    DUPLICATE_REMOVED = "duplicate_removed"
-    PROFILE_REBUILT = "profile_rebuilt"
-    DIGEST_LINE_ADDED = "digest_line_added"
-    CONVERSATION_DELETED = "conversation_deleted"
-    CANDIDATE_SUGGESTED = "candidate_suggested"
-    CANDIDATE_REVIEWED = "candidate_reviewed"
-    CANDIDATE_APPLIED = "candidate_applied"
-    EXTRACTION_CHECKPOINT = "extraction_checkpoint"
-    ITEM_USED = "item_used"
-    PERSON_CREATED = "person_created"
-    REOPENED = "reopened"  # a contradiction undone: the newer note was deleted
-    UNDONE = "undone"
-    # A person's data left the store (a JSON export, an access report): who, when, what and
-    # whether to a file or standard output; never the path or any content. Audit only.
-    EXPORTED = "exported"
+__all__ = ["TEXT_BEARING", "Cause", "Event", "EventBody", "EventType", "NewEvent"]
 
 
-# Events whose sealed payload is the text of a note they create.
-TEXT_BEARING = frozenset({EventType.NOTE_ADDED, EventType.CORRECTED})
-
-
-@dataclass(frozen=True, slots=True)
-class Cause:
-    """Where an event came from: a conversation and, where one exists, its turn."""
-
-    conversation: ConversationId
-    turn: TurnId | None = None
-
-    def to_json(self) -> dict[str, str | None]:
-        """The JSON shape used in chained headers and CLI output."""
-        return {"conversation": self.conversation, "turn": self.turn}
+def _check_body(type_: EventType, body: EventBody) -> None:
+    """An event carries its own type's body (model/event_bodies.py), or is not made."""
+    if not isinstance(body, BODY_CLASSES[type_]):
+        raise TypeError(f"a {type_.value} event needs a {BODY_CLASSES[type_].__name__} body")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +33,12 @@ class Event:
     at: datetime
     actor: str
     type: EventType
-    body: Mapping[str, Any] = field(default_factory=dict)
+    body: EventBody = field(default_factory=PersonCreated)
     cause: Cause | None = None
     has_payload: bool = False
+
+    def __post_init__(self) -> None:
+        _check_body(self.type, self.body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +51,10 @@ class NewEvent:
 
     type: EventType
     actor: str
-    body: Mapping[str, Any] = field(default_factory=dict)
+    body: EventBody = field(default_factory=PersonCreated)
     cause: Cause | None = None
     text: str | None = None
     text_origin: ConversationId | None = None
+
+    def __post_init__(self) -> None:
+        _check_body(self.type, self.body)

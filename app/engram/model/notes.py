@@ -50,13 +50,39 @@ class Closure:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """A change to an open note that did not close it (scope change, restatement)."""
+    """A change to an open note that did not close it (scope change, restatement).
+
+    A change of scope (a scope change, or its undo) also holds the scopes it went between,
+    typed; `detail` says the same in words ("direct -> portable"), the form a stored note
+    keeps (`stored` reads it back)."""
 
     seq: int
     at: datetime
     type: EventType
     actor: str
     detail: str = ""
+    from_scope: Scope | None = None
+    to_scope: Scope | None = None
+
+    @classmethod
+    def rescoped(
+        cls, seq: int, at: datetime, type_: EventType, actor: str, before: Scope, after: Scope
+    ) -> Change:
+        """A change of a note's scope from `before` to `after`."""
+        return cls(seq, at, type_, actor, f"{before} -> {after}", before, after)
+
+    @classmethod
+    def stored(cls, seq: int, at: datetime, type_: EventType, actor: str, detail: str) -> Change:
+        """A change as a stored note keeps it: its scopes read back from its words."""
+        before, arrow, after = detail.partition(" -> ")
+        scopes = {s.value for s in Scope}
+        if type_ in _RESCOPING and arrow and before in scopes and after in scopes:
+            return cls.rescoped(seq, at, type_, actor, Scope(before), Scope(after))
+        return cls(seq, at, type_, actor, detail)
+
+
+# The changes that can move a note between scopes: a scope change, and the undo of one.
+_RESCOPING = frozenset({EventType.SCOPE_CHANGED, EventType.UNDONE})
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from engram.engine.scope import eligible_scopes
 from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo
 from engram.model.errors import CorruptStore, NotAllowed
+from engram.model.event_bodies import BlockSeen, DroppedItem, ItemUsed, PlacedNote
 from engram.model.events import Cause, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
@@ -214,18 +215,18 @@ def record_use(
     via: str,
     cause: Cause | None,
     *,
-    block: dict[str, Any] | None = None,
+    block: BlockSeen | None = None,
     usage: UsageRecorder | None = None,
 ) -> None:
     """The usage audit: these notes went into a turn or a tool's answer, in this order.
 
-    With `block` (block_record's body), the whole block a turn got is recorded, even when
-    no note went into it. `usage` takes the record (a server's background writer); without
+    With `block` (block_record's), the whole block a turn got is recorded, even when no
+    note went into it. `usage` takes the record (a server's background writer); without
     it the record is written before this returns. Raises UsageNotKept when it cannot be
     kept, so the caller hands out no unaudited note (A9)."""
     if not notes and block is None:
         return
-    body = block if block is not None else {"notes": list(notes), "via": via}
+    body = ItemUsed(tuple(NoteId(n) for n in notes), via, block)
     event = NewEvent(E.ITEM_USED, "runtime", body, cause)
     if not (usage or WriteNow(store)).record(person, event):
         raise UsageNotKept(f"the usage of {person}'s notes cannot be recorded now")
@@ -233,8 +234,8 @@ def record_use(
 
 def block_record(
     block: AssembledBlock, audience: Audience, digest_seqs: Sequence[int]
-) -> dict[str, Any]:
-    """The usage ledger's record of the block one turn got (an `item_used` body, clear).
+) -> BlockSeen:
+    """The usage ledger's record of the block one turn got (in an `item_used` body, clear).
 
     `notes` (placed, in block order) is what the fold counts as usage; the rest lets the
     inspector rebuild exactly what the turn saw: each placed note's rank and section, what
@@ -242,25 +243,19 @@ def block_record(
     and the budget. Ids, numbers and fixed reasons only: no text, so nothing here outlives
     an erased conversation (C4).
     """
-    dropped: list[dict[str, Any]] = []
-    for d in block.dropped:
-        entry: dict[str, Any] = {"what": d.what, "reason": d.reason}
-        if d.note is not None:
-            entry["note"] = d.note
-        if d.line is not None:
-            entry["line"] = digest_seqs[d.line]
-        dropped.append(entry)
-    return {
-        "notes": [p.note for p in block.placed],
-        "via": "assembly",
-        "placed": [{"note": p.note, "rank": p.rank, "section": p.section} for p in block.placed],
-        "dropped": dropped,
-        "digest": [digest_seqs[i] for i in block.digest_placed],
-        "audience": audience.kind.value,
-        "budget": block.budget,
-        "used": block.used,
-        "readable": block.notes_readable,
-    }
+    dropped = tuple(
+        DroppedItem(d.what, d.reason, d.note, digest_seqs[d.line] if d.line is not None else None)
+        for d in block.dropped
+    )
+    return BlockSeen(
+        placed=tuple(PlacedNote(p.note, p.rank, p.section) for p in block.placed),
+        dropped=dropped,
+        digest=tuple(digest_seqs[i] for i in block.digest_placed),
+        audience=audience.kind,
+        budget=block.budget,
+        used=block.used,
+        readable=block.notes_readable,
+    )
 
 
 def _cause(attribution: Attribution) -> Cause:

@@ -40,6 +40,13 @@ from engram.engine.extraction import (
 from engram.model.agents import AgentConfig, LearningMode
 from engram.model.conversation import ConversationInfo, EntryKind, LogEntry, TurnStatus
 from engram.model.errors import Conflict, EngramError, NotAllowed, NotFound
+from engram.model.event_bodies import (
+    Contradicted,
+    ExtractionCheckpoint,
+    NoteAdded,
+    Restated,
+    body_as,
+)
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import NoteFilter, NoteStatus
@@ -384,7 +391,7 @@ def _events(
         NewEvent(
             EventType.EXTRACTION_CHECKPOINT,
             ACTOR,
-            {"conversation": conversation, "turns": list(report.turns)},
+            ExtractionCheckpoint(conversation, tuple(report.turns)),
             Cause(conversation),
         )
     )
@@ -399,15 +406,14 @@ def _note_events(
         target = replaced[target]
     if proposal.restates and target:
         report.applied.append(target)
-        body = {"note": target, "source": cause.to_json()}
-        return [NewEvent(EventType.RESTATED, ACTOR, body, cause)]
+        return [NewEvent(EventType.RESTATED, ACTOR, Restated(target, cause), cause)]
     added = note_added(draft_of(proposal), ACTOR, cause, cause.conversation)
-    new_id = NoteId(str(added.body["note"]))
+    new_id = body_as(added.body, NoteAdded).note
     report.applied.append(new_id)
     if not (proposal.contradicts and target):
         return [added]
     replaced[target] = new_id
-    closing = NewEvent(EventType.CONTRADICTED, ACTOR, {"old": target, "new": new_id}, cause)
+    closing = NewEvent(EventType.CONTRADICTED, ACTOR, Contradicted(target, new_id), cause)
     return [added, closing]
 
 

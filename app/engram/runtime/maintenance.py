@@ -14,6 +14,7 @@ from typing import Any
 
 from engram.engine import merge
 from engram.model.clock import from_micros, to_micros
+from engram.model.event_bodies import DuplicateRemoved, ProfileRebuilt, Retired, body_as
 from engram.model.events import EventType, NewEvent
 from engram.model.ids import PersonId
 from engram.model.progress import Progress
@@ -38,9 +39,9 @@ def maintain_person(store: Store, person: PersonId, now: datetime | None = None)
             moment,
             current_profile(txn.conn, person),
         )
-        events = [NewEvent(EventType.RETIRED, ACTOR, {"note": note}) for note in plan.retire]
+        events = [NewEvent(EventType.RETIRED, ACTOR, Retired(note)) for note in plan.retire]
         events += [
-            NewEvent(EventType.DUPLICATE_REMOVED, ACTOR, {"note": dup, "kept": kept})
+            NewEvent(EventType.DUPLICATE_REMOVED, ACTOR, DuplicateRemoved(dup, kept))
             for dup, kept in plan.duplicates
         ]
         if plan.profile is not None:
@@ -55,13 +56,13 @@ def maintain_person(store: Store, person: PersonId, now: datetime | None = None)
     }
 
 
-def current_profile(conn: Any, person: PersonId) -> dict[str, Any] | None:
+def current_profile(conn: Any, person: PersonId) -> ProfileRebuilt | None:
     """The note ids of the last profile rebuilt, or None if there has been none."""
     seq = projection_state.profile_seq(conn, person)
     if seq is None:
         return None
     event = journal.event_at(conn, person, seq)
-    return dict(event.body) if event else None
+    return body_as(event.body, ProfileRebuilt) if event else None
 
 
 def maintain_all(

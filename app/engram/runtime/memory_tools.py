@@ -29,6 +29,7 @@ from engram.engine.scope import eligible_scopes
 from engram.engine.words import terms
 from engram.model.agents import AgentConfig
 from engram.model.errors import InvalidInput, NotFound
+from engram.model.event_bodies import Deleted
 from engram.model.events import Cause, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import Note
@@ -310,7 +311,7 @@ def forget(store: Store, attribution: Attribution, item_id: str, actor: str) -> 
             raise NotFound(f"There is no item {item_id!r} here.")
         cause = Cause(attribution.conversation, attribution.turn)
         event = NewEvent(
-            EventType.DELETED, actor, {"note": note.id}, cause, "forgotten at the agent's request"
+            EventType.DELETED, actor, Deleted(note.id), cause, "forgotten at the agent's request"
         )
         reopen = reopened_after(txn.conn, attribution.person, [note.id], actor, cause)
         journal.append(store, txn, attribution.person, [event, *reopen])

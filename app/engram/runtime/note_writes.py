@@ -7,12 +7,21 @@ the projection with the engine's fold in the same transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from engram.engine.fold import reopenings
 from engram.model.errors import InvalidInput, NotAllowed
+from engram.model.event_bodies import (
+    CandidateSuggested,
+    Contradicted,
+    DigestLineAdded,
+    NoteAdded,
+    Restated,
+    Retired,
+    body_as,
+)
 from engram.model.events import Cause, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import (
@@ -77,19 +86,16 @@ def note_added(
     note_id: NoteId | None = None,
 ) -> NewEvent:
     """The event that adds a note (its text sealed under the origin's key too, C4)."""
-    body: dict[str, object] = {
-        "note": note_id or new_note_id(),
-        "kind": draft.kind.value,
-        "scope": draft.scope.value,
-        "durability": draft.durability.value,
-        "confidence_bp": check_confidence(draft.confidence_bp),
-    }
-    if draft.topic:
-        body["topic"] = draft.topic
-    if origin:
-        body["origin"] = origin
-    if source:
-        body["source"] = source.to_json()
+    body = NoteAdded(
+        note=note_id or new_note_id(),
+        kind=draft.kind,
+        scope=draft.scope,
+        durability=draft.durability,
+        confidence_bp=check_confidence(draft.confidence_bp),
+        topic=draft.topic or None,
+        origin=origin or None,
+        source=source,
+    )
     return NewEvent(E.NOTE_ADDED, actor, body, source, check_text(draft.text), origin)
 
 
@@ -115,25 +121,20 @@ def suggestion(
     candidate of some kind exists, not what it is about.
     """
     candidate = new_candidate_id()
-    body: dict[str, Any] = {
-        "candidate": candidate,
-        "kind": draft.kind.value,
-        "scope": draft.scope.value,
-        "durability": draft.durability.value,
-        "confidence_bp": check_confidence(draft.confidence_bp),
-        "extractor": extractor,
-    }
-    if draft.topic:
-        body["topic"] = draft.topic
-    if cause:
-        body["origin"] = cause.conversation
-        body["source"] = cause.to_json()
-    if restates:
-        body["restates"] = restates
-    if contradicts:
-        body["contradicts"] = contradicts
-    if as_note:
-        body["as_note"] = as_note
+    body = CandidateSuggested(
+        candidate=candidate,
+        kind=draft.kind,
+        scope=draft.scope,
+        durability=draft.durability,
+        confidence_bp=check_confidence(draft.confidence_bp),
+        extractor=extractor,
+        topic=draft.topic or None,
+        origin=cause.conversation if cause else None,
+        source=cause,
+        restates=restates or None,
+        contradicts=contradicts or None,
+        as_note=as_note or None,
+    )
     origin = cause.conversation if cause else None
     # ensure_ascii=False: the store's seam must see the text itself, not \u escapes that
     # would smuggle a lone surrogate past its Unicode check (issue 9, item 10)
@@ -175,15 +176,16 @@ def read_suggestion(payload: str | None) -> Suggested:
     )
 
 
-def draft_of_suggestion(body: Mapping[str, Any], text: str) -> NoteDraft:
-    """The note a suggested candidate becomes when applied."""
+def draft_of_suggestion(body: CandidateSuggested, text: str) -> NoteDraft:
+    """The note a suggested candidate becomes when applied (an older suggestion without a
+    durability or a confidence: lasting, 6,000)."""
     return NoteDraft(
         text=text,
-        kind=Kind(body["kind"]),
-        scope=Scope(body["scope"]),
-        durability=Durability(body.get("durability", Durability.LASTING.value)),
-        confidence_bp=int(body.get("confidence_bp", 6_000)),
-        topic=body.get("topic"),
+        kind=body.kind,
+        scope=body.scope,
+        durability=body.durability or Durability.LASTING,
+        confidence_bp=6_000 if body.confidence_bp is None else body.confidence_bp,
+        topic=body.topic,
     )
 
 
@@ -212,7 +214,7 @@ def learn_note(
         writable_conversation(txn, person, conversation)
         event = note_added(draft, actor, Cause(conversation, turn), conversation)
         journal.append(store, txn, person, [event])
-    return NoteId(event.body["note"])
+    return body_as(event.body, NoteAdded).note
 
 
 def restate(
@@ -227,7 +229,7 @@ def restate(
     cause = Cause(conversation, turn)
     with store.write() as txn:
         writable_conversation(txn, person, conversation)
-        body = {"note": note, "source": cause.to_json()}
+        body = Restated(note, cause)
         journal.append(store, txn, person, [NewEvent(E.RESTATED, actor, body, cause)])
 
 
@@ -245,10 +247,10 @@ def contradict(
     with store.write() as txn:
         writable_conversation(txn, person, conversation)
         added = note_added(draft, actor, cause, conversation)
-        new_id = added.body["note"]
-        closing = NewEvent(E.CONTRADICTED, actor, {"old": old, "new": new_id}, cause)
+        new_id = body_as(added.body, NoteAdded).note
+        closing = NewEvent(E.CONTRADICTED, actor, Contradicted(old, new_id), cause)
         journal.append(store, txn, person, [added, closing])
-    return NoteId(new_id)
+    return new_id
 
 
 def add_digest_line(
@@ -273,7 +275,7 @@ def digest_event(
     return NewEvent(
         E.DIGEST_LINE_ADDED,
         actor,
-        {"conversation": conversation, "scope": scope.value},
+        DigestLineAdded(conversation, scope),
         Cause(conversation),
         check_text(text),
         conversation,
@@ -283,7 +285,7 @@ def digest_event(
 def retire(store: Store, person: PersonId, note: NoteId, actor: str = "maintenance") -> None:
     """M3: a transient note's interval ends."""
     with store.write() as txn:
-        journal.append(store, txn, person, [NewEvent(E.RETIRED, actor, {"note": note})])
+        journal.append(store, txn, person, [NewEvent(E.RETIRED, actor, Retired(note))])
 
 
 def reopened_after(

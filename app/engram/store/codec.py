@@ -97,7 +97,7 @@ def note_from_json(text: str) -> Note:
         supersedes=NoteId(d["supersedes"]) if d["supersedes"] else None,
         superseded_by=NoteId(d["superseded_by"]) if d["superseded_by"] else None,
         changes=tuple(
-            Change(seq, from_micros(at), EventType(kind), actor, detail)
+            Change.stored(seq, from_micros(at), EventType(kind), actor, detail)
             for seq, at, kind, actor, detail in d["changes"]
         ),
     )

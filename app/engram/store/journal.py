@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Row, insert, select
 from engram.engine.fold import FoldError, StaleRevision, apply_event
 from engram.model.clock import from_micros, to_micros
 from engram.model.errors import Conflict, NotAllowed, NotFound, damaged
+from engram.model.event_bodies import EventBody, decode_body
 from engram.model.events import TEXT_BEARING, Cause, Event, EventType, NewEvent
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.store import chain, contexts, crypto, pseudonyms, schema, store_time
@@ -138,8 +139,8 @@ def append(
     at, when = stamped.at, from_micros(stamped.at)
     for new in new_events:
         seq += 1
-        plain = crypto.canonical_json(dict(new.body))
-        kept = dict(new.body)
+        plain = crypto.canonical_json(new.body.to_json())
+        kept = new.body.to_json()
         if stamped.clock_at is not None:  # chained with the event, read by the next one
             kept[store_time.CLOCK_KEY] = stamped.clock_at
         body = crypto.canonical_json(kept)
@@ -150,7 +151,7 @@ def append(
             at=when,
             actor=new.actor,
             type=new.type,
-            body=json.loads(plain),
+            body=decode_body(new.type, json.loads(plain)),  # as a reader will see it
             cause=cause,
             has_payload=new.text is not None,
         )
@@ -222,26 +223,16 @@ def append(
     return committed
 
 
-_NOTE_KEYS = ("note", "old", "new", "into", "restored")
-_NOTE_LISTS = ("merged", "closed", "trimmed", "notes", "recloses")
-
-
 def _named_notes(new_events: Sequence[NewEvent]) -> list[NoteId]:
     """Every note id a batch of events names (the fold will look each one up)."""
-    named: list[NoteId] = []
-    for new in new_events:
-        body = new.body
-        named += [NoteId(str(body[k])) for k in _NOTE_KEYS if body.get(k)]
-        for key in _NOTE_LISTS:
-            named += [NoteId(str(i)) for i in body.get(key) or ()]
-    return named
+    return [n for new in new_events for n in (*new.body.named_notes(), *new.body.listed_notes())]
 
 
-def _meaning(body: dict[str, Any]) -> dict[str, Any]:
+def _meaning(type_: EventType, body: dict[str, Any]) -> EventBody:
     """An event's body as its type defines it: the clock reading kept beside a time that
     differs from it (store_time.py) is the journal's business, not the event's."""
     body.pop(store_time.CLOCK_KEY, None)
-    return body
+    return decode_body(type_, body)
 
 
 def _event(r: Row[Any]) -> Event:
@@ -255,8 +246,8 @@ def _event(r: Row[Any]) -> Event:
         seq=int(r.seq),
         at=from_micros(int(r.at)),
         actor=r.actor,
-        type=EventType(r.type),
-        body=_meaning(json.loads(r.body)),
+        type=(kind := EventType(r.type)),
+        body=_meaning(kind, json.loads(r.body)),
         cause=cause,
         has_payload=r.payload_hash is not None,
     )

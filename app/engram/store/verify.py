@@ -19,6 +19,7 @@ from sqlalchemy import Connection, exc, select
 from engram.engine.fold import FoldError, apply_event
 from engram.model.clock import to_micros
 from engram.model.errors import UnreadableData
+from engram.model.event_bodies import ConversationDeleted
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
 from engram.store import chain, crypto, ledger, migrate, projection_memory, schema, store_time
@@ -179,7 +180,8 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings
     events = [_event(r) for r in rows]  # each body parsed once
     removed: set[int] = set()
     for event in events:
-        removed.update(event.body.get("shredded", []))
+        if isinstance(event.body, ConversationDeleted):
+            removed.update(event.body.shredded)
     present = {
         int(r.seq): bytes(r.sealed)
         for r in conn.execute(select(JP.c.seq, JP.c.sealed).where(JP.c.person == person))
