@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 
 from engram.control import conversations as conversation_control
+from engram.control import notes as memory_control
 from engram.control import turn_block
 from engram.control.turn_block import TurnSight
 from engram.control.wording import counted, listed, verb
@@ -192,9 +193,8 @@ class ConversationsController(PanelController):
         def work(ctx: TaskContext) -> tuple[PersonIndex, dict[str, Any]]:
             index = known
             if index is None or index.person != session.person:
-                index = PersonIndex.build(
-                    session.store, session.person, ctx.progress, ctx.cancelled
-                )
+                own = memory_control.own_audience(session)
+                index = PersonIndex.build(session.store, own, ctx.progress, ctx.cancelled)
             try:
                 hits, more = index.search(query, mode)
             except EngramError as error:
