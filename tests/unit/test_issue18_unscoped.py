@@ -24,16 +24,20 @@ import ast
 import dataclasses
 import importlib
 import inspect
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engram.control.notes import add_note, own_audience
 from engram.control.session import PersonSession
 from engram.engine.scope import audience_for
 from engram.engine.unscoped import ALLOWED_CALLERS, unscoped_audience
+from engram.model.conversation import ConversationInfo, Surface
 from engram.model.errors import NotAllowed
-from engram.model.ids import PersonId
+from engram.model.ids import ConversationId, PersonId
 from engram.model.scope import Audience, AudienceKind, Kind, Scope
 from engram.runtime.context import Attribution, assemble_turn, audience_for_turn, read_scoped
 from engram.runtime.conversations import require_conversation, start_conversation
@@ -132,6 +136,32 @@ def test_item12_walkaround_4_one_person_s_audience_reads_no_one_else_s_notes(
         "Ana sees a therapist.",
         "Ana plays chess.",
     }
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    readers=st.lists(st.sampled_from([ANA, BEN, PersonId("cy")]), min_size=1, max_size=3),
+    surface=st.sampled_from(list(Surface)),
+    kind=st.sampled_from(list(AudienceKind)),
+)
+def test_item12_S2_only_a_conversation_read_by_the_subject_alone_opens_private_scopes(
+    readers: list[PersonId], surface: Surface, kind: AudienceKind
+) -> None:
+    """Issue 18 item 12 / S2, S3: of every audience that can be made, only the one made from
+    a chat whose sole reader is the subject may receive private notes; a hand-made audience
+    of any kind never may."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    info = ConversationInfo(ConversationId("c_1"), at, surface, False, None, tuple(readers))
+    made = audience_for(ANA, info)
+    alone = surface is Surface.CHAT and set(readers) == {ANA}
+    assert made.private_allowed is alone
+    assert (Scope.DIRECT in made.scopes) is alone
+    try:
+        by_hand = Audience(kind, ANA)
+    except NotAllowed:
+        assert kind is AudienceKind.SUBJECT_ALONE
+    else:
+        assert by_hand.scopes == {Scope.PORTABLE}
 
 
 # ---- the syntax-tree check ----------------------------------------------------------------
