@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engram.engine.fold import apply_event, reopenings
 from engram.engine.undo import UNDOABLE, CannotUndo, undo_body
-from engram.engine.unscoped import unscoped_notes
+from engram.engine.unscoped import unscoped_audience, unscoped_notes
 from engram.model.event_bodies import decode_body
 from engram.model.events import Cause, Event, EventType
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
@@ -180,9 +180,8 @@ def _undo(memory: PersonMemory, events: list[Event], new_note: str) -> dict[str,
 
 def _active(memory: PersonMemory) -> list[str]:
     from engram.engine.scope import eligible_ranked
-    from engram.model.scope import Audience
 
-    return sorted(n.id for n in eligible_ranked(memory, Audience.subject_alone(PERSON)))
+    return sorted(n.id for n in eligible_ranked(memory, unscoped_audience(PERSON)))
 
 
 def _apply(

@@ -12,10 +12,11 @@ from engram.engine.assembly import (
     PRIVATE_WITHHELD,
     assemble,
 )
+from engram.engine.unscoped import unscoped_audience
 from engram.model.scope import Audience, Kind, Scope
 from tests.unit.notes_factory import SUBJECT, text_note
 
-ALONE = Audience.subject_alone(SUBJECT)
+ALONE = unscoped_audience(SUBJECT)
 SHARED = Audience.shared(SUBJECT)
 
 

@@ -179,7 +179,7 @@ def test_F1_both_sides_from_one_conversation_leave_nothing_to_reopen(
     turn = append_turn(store, here, role="user", author=ANA, text="No, Bergen now.")
     draft = NoteDraft("Lives in Bergen.", Kind.FACT, Scope.DIRECT)
     bergen = contradict(store, ANA, oslo, draft, here, turn)
-    assert preview_delete(ana, here).cascade.reopens == []
+    assert preview_delete(ana, here).cascade.reopens == ()
     delete_conversation(ana, here)
     assert _status(ana, oslo) is NoteStatus.CONTRADICTED
     assert _status(ana, bergen) is NoteStatus.DELETED

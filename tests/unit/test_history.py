@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 from engram.engine.history_search import NO_MATCH_HINT
+from engram.engine.unscoped import unscoped_audience
 from engram.engine.words import stem, terms
 from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId, PersonId
@@ -213,7 +214,7 @@ def test_person_wide_search_spans_conversations_and_skips_excised(store: Store) 
     excise_tool_result(store, second, call, actor="staff:x", reason="wrong data")
     other = start_conversation(store, [PersonId("zed")])
     append_turn(store, other.id, role="user", author=PersonId("zed"), text="ferry for zed")
-    index = PersonIndex.build(store, ANA)
+    index = PersonIndex.build(store, unscoped_audience(ANA))
     hits, more = index.search("ferries")
     # BM25 (issue 18 item 14): the same one word matched, the shorter message first
     assert [(h.conversation, h.turn) for h in hits] == [(first, turns_a[0]), (second, turns_b[0])]
@@ -254,7 +255,7 @@ def test_H1_H3_every_match_says_turn_or_tool_result_and_its_id_reads(store: Stor
                     store, conversation, "conversation_read_tool_result", call_id=match["call_id"]
                 )
                 assert "sleet" in read["result"]
-    hits, _ = PersonIndex.build(store, ANA).search("oslo")
+    hits, _ = PersonIndex.build(store, unscoped_audience(ANA)).search("oslo")
     # BM25 (issue 18 item 14): the same one word matched, the shorter message first
     assert [h.to_json() for h in hits] == [
         {

@@ -12,6 +12,7 @@ from engram.control.notes import add_note
 from engram.control.session import PersonSession
 from engram.engine import words
 from engram.engine.history_search import Message, MessageIndex
+from engram.engine.unscoped import unscoped_audience
 from engram.engine.words import language_named, stem, terms, tokens
 from engram.model.ids import ConversationId, PersonId
 from engram.model.scope import Kind, Scope
@@ -109,7 +110,7 @@ def test_issue11_H1_stems_in_the_language_the_profile_names(store: Store) -> Non
     _language_note(store, ANA, "Wants replies in French.", Scope.PORTABLE)
     # the view already built notices the profile and indexes again, in French
     assert _find(store, conversation, "chanter") == [turns[0]]
-    hits, _ = PersonIndex.build(store, ANA).search("chanter")
+    hits, _ = PersonIndex.build(store, unscoped_audience(ANA)).search("chanter")
     assert [h.turn for h in hits] == [turns[0]]
 
 

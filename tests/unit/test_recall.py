@@ -11,11 +11,12 @@ from engram.engine.recall import (
     clamp_limit,
     recall,
 )
+from engram.engine.unscoped import unscoped_audience
 from engram.model.errors import InvalidInput
 from engram.model.scope import Audience
 from tests.unit.notes_factory import SUBJECT, text_note
 
-ALONE = Audience.subject_alone(SUBJECT)
+ALONE = unscoped_audience(SUBJECT)
 
 
 def test_R1_twelve_by_default_twenty_five_at_most_plus_five_digest_lines() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -12,9 +13,10 @@ from engram.engine.assembly import TextNote, assemble
 from engram.engine.fold import fold
 from engram.engine.recall import recall
 from engram.engine.scope import audience_for, eligible_ranked, eligible_scopes, is_eligible
-from engram.engine.unscoped import ALLOWED_CALLERS
+from engram.engine.unscoped import ALLOWED_CALLERS, unscoped_audience
+from engram.model.conversation import ConversationInfo, Surface
 from engram.model.events import Event
-from engram.model.ids import PersonId
+from engram.model.ids import ConversationId, PersonId
 from engram.model.notes import PersonMemory
 from engram.model.scope import Audience, AudienceKind, Scope
 from tests.journals import PERSON, journals
@@ -34,14 +36,14 @@ def test_S1_scopes_are_direct_unspecified_portable_and_filter_before_ranking() -
         PersonMemory(PERSON),
     )
     assert [n.id for n in eligible_ranked(memory, Audience.shared(SUBJECT))] == ["n_low"]
-    assert [n.id for n in eligible_ranked(memory, Audience.subject_alone(SUBJECT))] == [
+    assert [n.id for n in eligible_ranked(memory, unscoped_audience(SUBJECT))] == [
         "n_top",
         "n_low",
     ]
 
 
 def test_S2_private_scopes_need_the_subject_alone() -> None:
-    assert eligible_scopes(Audience.subject_alone(SUBJECT)) == frozenset(Scope)
+    assert eligible_scopes(unscoped_audience(SUBJECT)) == frozenset(Scope)
     for audience in (Audience.shared(SUBJECT), Audience.unknown(SUBJECT)):
         assert eligible_scopes(audience) == frozenset({Scope.PORTABLE})
 
@@ -67,14 +69,21 @@ def test_S2_no_private_note_ever_reaches_a_shared_audience(
             assert not is_eligible(note, audience)
 
 
+def _conversation(readers: list[PersonId], surface: str) -> ConversationInfo:
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    people = tuple(readers)
+    return ConversationInfo(ConversationId("c_1"), at, Surface(surface), False, None, people)
+
+
 def test_S3_audience_is_who_can_read_not_who_spoke() -> None:
     # Two readers: shared, even though only the subject spoke in the turn.
-    assert audience_for(SUBJECT, [SUBJECT, PersonId("p2")], "chat").kind is AudienceKind.SHARED
-    assert audience_for(SUBJECT, [SUBJECT], "chat").kind is AudienceKind.SUBJECT_ALONE
+    two = _conversation([SUBJECT, PersonId("p2")], "chat")
+    assert audience_for(SUBJECT, two).kind is AudienceKind.SHARED
+    alone = _conversation([SUBJECT], "chat")
+    assert audience_for(SUBJECT, alone).kind is AudienceKind.SUBJECT_ALONE
     # A channel can be read by members who never spoke.
-    assert audience_for(SUBJECT, [SUBJECT], "channel").kind is AudienceKind.SHARED
-    assert audience_for(SUBJECT, None, "chat").kind is AudienceKind.UNKNOWN
-    assert audience_for(SUBJECT, [SUBJECT], "task").kind is AudienceKind.UNKNOWN
+    assert audience_for(SUBJECT, _conversation([SUBJECT], "channel")).kind is AudienceKind.SHARED
+    assert audience_for(SUBJECT, _conversation([SUBJECT], "task")).kind is AudienceKind.UNKNOWN
 
 
 def test_S4_where_a_note_was_learned_does_not_decide_its_scope() -> None:
@@ -84,7 +93,7 @@ def test_S4_where_a_note_was_learned_does_not_decide_its_scope() -> None:
     memory = fold(_events(_add("n_1", "c_shared", scope="direct")), PersonMemory(PERSON))
     assert eligible_ranked(memory, Audience.shared(SUBJECT)) == []
     # ...and reaches the subject alone in any other conversation.
-    assert [n.id for n in eligible_ranked(memory, Audience.subject_alone(SUBJECT))] == ["n_1"]
+    assert [n.id for n in eligible_ranked(memory, unscoped_audience(SUBJECT))] == ["n_1"]
 
 
 # ---- S5 ------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from engram.control.erase import erase_person
 from engram.control.notes import add_note, delete_note
 from engram.control.persons import ensure_person
 from engram.control.session import PersonSession
+from engram.engine.unscoped import unscoped_audience
 from engram.model.ids import PersonId
 from engram.model.scope import Audience, Kind, Scope
 from engram.runtime.context import Attribution, record_use
@@ -23,7 +24,7 @@ from engram.store.store import Store
 from tests.conftest import PASSPHRASE
 
 ANA = PersonId("ana")
-ALONE = Audience.subject_alone(ANA)
+ALONE = unscoped_audience(ANA)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from engram.control.notes import add_note
 from engram.control.session import PersonSession
 from engram.engine import bm25
 from engram.engine.history_search import Message, MessageIndex
+from engram.engine.unscoped import unscoped_audience
 from engram.engine.words import terms, tokens, word_spans
 from engram.model.agents import AgentConfig
 from engram.model.ids import ConversationId, PersonId
@@ -46,7 +47,7 @@ def _found(store: Store, conversation: ConversationId, query: str) -> list[str]:
 
 
 def _person_search(store: Store, query: str) -> list[str]:
-    hits, _ = PersonIndex.build(store, ANA).search(query)
+    hits, _ = PersonIndex.build(store, unscoped_audience(ANA)).search(query)
     return [h.turn for h in hits]
 
 

@@ -109,7 +109,7 @@ def test_issue18_item5_C4_a_person_deletes_a_shared_conversation_for_themself(
         (s.anas_closed, "Is called Ana")
     ]
     assert [(c.id, c.text) for c in preview.cascade.rejects] == [(s.anas_candidate, "Likes fjords")]
-    assert preview.others == [] and preview.others_closing == 0
+    assert preview.others == () and preview.others_closing == 0
     assert "Is a pilot" not in str(preview.to_json())  # nothing of Ben's is shown to Ana
 
     done = delete_conversation(ana, s.conversation)

@@ -8,9 +8,10 @@ from datetime import timedelta
 
 from engram.control.notes import add_note
 from engram.control.session import PersonSession
+from engram.engine.unscoped import unscoped_audience
 from engram.model.clock import ManualClock
 from engram.model.ids import PersonId
-from engram.model.scope import Audience, Durability, Kind, Scope
+from engram.model.scope import Durability, Kind, Scope
 from engram.runtime.context import read_eligible, read_scoped
 from engram.store import journal
 from engram.store.store import Store
@@ -19,7 +20,7 @@ ANA = PersonId("ana")
 
 
 def _texts(store: Store) -> list[str]:
-    return [n.text for n in read_scoped(store, ANA, Audience.subject_alone(ANA)).notes]
+    return [n.text for n in read_scoped(store, ANA, unscoped_audience(ANA)).notes]
 
 
 def test_M3_a_transient_note_leaves_every_read_at_four_hours_without_maintenance(
@@ -34,7 +35,7 @@ def test_M3_a_transient_note_leaves_every_read_at_four_hours_without_maintenance
     add_note(session, "Lives in Porto.", Kind.FACT, Scope.DIRECT)
     clock.advance(timedelta(hours=3, minutes=59))
     assert sorted(_texts(store)) == ["At the airport.", "Lives in Porto."]
-    assert [n.text for n in read_eligible(store, ANA, Audience.subject_alone(ANA), [airport])]
+    assert [n.text for n in read_eligible(store, ANA, unscoped_audience(ANA), [airport])]
     clock.advance(timedelta(minutes=1))  # no maintenance pass has run
     assert _texts(store) == ["Lives in Porto."]
-    assert read_eligible(store, ANA, Audience.subject_alone(ANA), [airport]) == []
+    assert read_eligible(store, ANA, unscoped_audience(ANA), [airport]) == []

@@ -16,6 +16,7 @@ from engram.engine.assembly import PRIVATE_WITHHELD
 from engram.engine.fold import fold
 from engram.engine.recall import NOT_READABLE, RecallStatus
 from engram.engine.scope import eligible_ranked
+from engram.engine.unscoped import unscoped_audience
 from engram.model.errors import NotAllowed
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
@@ -212,10 +213,8 @@ def test_S2_store_path_never_puts_private_notes_before_a_shared_audience(
         # ranking parity: SQL order equals the engine's rank_key over a fresh replay
         with store.read() as conn:
             memory = fold(journal.events(conn, ANA), PersonMemory(ANA))
-            for audience in (Audience.subject_alone(ANA), Audience.shared(ANA)):
-                from engram.engine.scope import eligible_scopes
-
-                sql = projection_notes.eligible_ranked(conn, ANA, eligible_scopes(audience), 100)
+            for audience in (unscoped_audience(ANA), Audience.shared(ANA)):
+                sql = projection_notes.eligible_ranked(conn, audience, 100)
                 assert [n.id for n in sql] == [n.id for n in eligible_ranked(memory, audience)]
     finally:
         store.close()

@@ -61,6 +61,7 @@ except ImportError as missing:
     ) from missing
 
 from engram.control import agent_writes, keyed_notes
+from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.engine.assembly import TextNote
 from engram.model.agents import AgentConfig
@@ -140,7 +141,7 @@ class EngramStore(BaseStore):
             self._person = person_id(person)
             self._agent = agents.require_agent(store, agent).name
             self._conversation = ConversationId(conversation) if conversation else None
-            self._audience()  # the conversation exists and the person takes part in it
+            self._shared()  # the conversation exists and the person takes part in it
 
     @property
     def person(self) -> PersonId:
@@ -306,16 +307,18 @@ class EngramStore(BaseStore):
 
     # ---- Engram underneath --------------------------------------------------------------
 
-    def _audience(self) -> Audience:
+    def _audience(self, session: PersonSession) -> Audience:
+        """Whoever can read the bound conversation (S3); with none, the host's trusted
+        person alone, whose own view their session gives (control, not made here)."""
         if self._conversation is None:
-            return Audience.subject_alone(self._person)
+            return memory_control.own_audience(session)
         where = Attribution(self._person, self._conversation)
         return context.audience_for_turn(self._store, where)
 
     def _shared(self) -> _Batch:
         config = agents.require_agent(self._store, self._agent)
         session = PersonSession(self._store, self._person, agent_writes.actor_of(config))
-        return _Batch(session, config, self._audience())
+        return _Batch(session, config, self._audience(session))
 
     def _held(self, shared: _Batch, key: str) -> tuple[keyed_notes.KeyedNote, TextNote | None]:
         """What a key names, and that note with its text if the audience may receive it."""

@@ -163,7 +163,9 @@ class PersonCascade(Answer):
 class DeletionAnswer(Answer):
     """What deleting the conversation closes, keeps and reopens for the person, which
     closed notes lose their words and which suggestions are rejected; `deleted` is false in
-    a preview, `kept_by` names who keeps a shared conversation."""
+    a preview, `kept_by` names who keeps a shared conversation. `verdict` (for_themself or
+    for_everyone), `sentence` and `sentences` are the preview in words, made by the engine's
+    control layer and printed alike by the window and the CLI (C4, issue 18 item 9)."""
 
     conversation: str
     person: str
@@ -177,6 +179,9 @@ class DeletionAnswer(Answer):
     other_participants_notes_closing: int
     people: list[PersonCascade]
     kept_by: list[str]
+    verdict: str
+    sentence: str
+    sentences: list[str]
     report: dict[str, Any] | None = None
 
 

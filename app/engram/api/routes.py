@@ -54,7 +54,6 @@ from engram.model.errors import (
 )
 from engram.model.ids import ConversationId
 from engram.model.notes import NoteFilter
-from engram.model.scope import Audience
 from engram.runtime import agents, api_keys, context, memory_tools
 from engram.runtime.conversations import ConversationGone
 from engram.runtime.idempotent_writes import ReusedKey
@@ -185,10 +184,7 @@ class MemoryApi:
 
     def search(self, call: Call, body: models.SearchRequest) -> dict[str, Any]:
         """Notes the person alone may receive that share words with the query."""
-        alone = Audience.subject_alone(call.session.person)
-        return memory_tools.find_items(
-            self.store, call.session.person, alone, body.query, body.limit
-        )
+        return memory_control.search_own(call.session, body.query, body.limit)
 
     def assemble(self, call: Call, body: models.TurnRequest) -> dict[str, Any]:
         """The block a turn in the conversation gets (A1-A9), for its audience (S1-S3);

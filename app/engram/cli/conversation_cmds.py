@@ -8,11 +8,11 @@ from typing import Any
 
 from engram.cli.argument_help import CONVERSATION, PERSON
 from engram.cli.context import CommandContext
-from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, shorten
+from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table
 from engram.control import conversations as conversation_control
 from engram.control import views
+from engram.control.cascade_preview import NONE, CascadePreview
 from engram.control.session import check_session_actor
-from engram.control.wording import listed, verb
 from engram.engine import history_search
 from engram.engine import recall as recall_rules
 from engram.model.conversation import Surface, TurnStatus
@@ -243,32 +243,25 @@ def cmd_delete(ctx: CommandContext) -> int:
     if ctx.as_json:
         emit_json(result.to_json())
         return 0
-    did = "Deleted" if result.done else "Deleting would delete"
-    named = f"{result.named} ({conversation})" if result.named else f"conversation {conversation}"
-    if result.keeping:
-        emit_line(
-            f"{did} {named} for {session.person}: their turns are excised and "
-            f"{listed(result.keeping)} {verb(len(result.keeping), 'keeps', 'keep')} it."
-        )
-    else:
-        emit_line(f"{did} {named} for everyone in it.")
-    for cascade in result.people:
-        if result.others:
-            emit_line(f" {cascade.person}:")
-        for doing, notes in (
-            ("closes  ", cascade.closes),
-            ("survives", cascade.survives),
-            ("reopens ", cascade.reopens),
-            ("shreds  ", cascade.shreds),
-        ):
-            for item in notes:
-                emit_line(f"  {doing} {item.note.id}  {shorten(item.text)} ({item.reason})")
-        for candidate in cascade.rejects:
-            emit_line(
-                f"  rejects  {candidate.id}  {shorten(candidate.text)} (a pending suggestion: "
-                f"{conversation_control.REJECTED_BECAUSE})"
-            )
+    emit_cascade(result.preview)
     return 0
+
+
+def emit_cascade(preview: CascadePreview) -> None:
+    """The control layer's preview as it is, sentence for sentence; ids beside the words."""
+    emit_line(preview.sentence)
+    for person in preview.people:
+        indent = "  " if preview.by_person else ""
+        if preview.by_person:
+            emit_line(f" {person.heading}")
+        for section in person.sections:
+            emit_line(f"{indent} {section.heading}")
+            for line in section.lines:
+                emit_line(f"{indent}  {line.item}  {line.words} {line.reason}")
+            if not section.lines:
+                emit_line(f"{indent}  {NONE}")
+    if preview.others_sentence:
+        emit_line(preview.others_sentence)
 
 
 def cmd_list(ctx: CommandContext) -> int:

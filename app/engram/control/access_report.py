@@ -337,7 +337,7 @@ def _disclosure(
     where = known.turn(use.conversation, use.turn, zone)
     if info is None:
         return f"{local_time(use.at, zone)}: {what}, in {where}"
-    audience = audience_for(session.person, info.participants, info.surface.value).kind
+    audience = audience_for(session.person, info).kind
     readers = readers_words(info, session.person, audience)
     return f"{local_time(use.at, zone)}: {what}, in {where}; who could read the answer: {readers}"
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engram.control import notes as memory_control
+from engram.control.cascade_preview import (
+    REJECTED_BECAUSE,
+    Cascade,
+    CascadeCandidate,
+    CascadeNote,
+    CascadePreview,
+    cascade_preview,
+)
 from engram.control.session import PersonSession
-from engram.control.views import NoteView
 from engram.control.wording import actor_named, conversation_named, listed, quoted
 from engram.model.conversation import EntryKind
 from engram.model.errors import NotAllowed
@@ -19,7 +27,7 @@ from engram.model.event_bodies import (
 )
 from engram.model.events import EventType as E
 from engram.model.events import NewEvent
-from engram.model.ids import CandidateId, ConversationId, PersonId
+from engram.model.ids import ConversationId, PersonId
 from engram.model.notes import Note
 from engram.runtime.conversations import require_conversation
 from engram.runtime.note_writes import read_suggestion, reopened_after
@@ -29,80 +37,21 @@ from engram.store.store import Store, WriteTxn
 
 
 @dataclass(frozen=True, slots=True)
-class CascadeNote:
-    """One note in a cascade, and why deleting the conversation does what it does to it."""
-
-    view: NoteView
-    reason: str
-
-    @property
-    def note(self) -> Note:
-        """The note as it stands before the deletion."""
-        return self.view.note
-
-    @property
-    def text(self) -> str | None:
-        """Its text (None when already gone)."""
-        return self.view.text
-
-    def to_json(self) -> dict[str, Any]:
-        """The note's JSON plus the reason."""
-        return {**self.view.to_json(), "reason": self.reason}
-
-
-@dataclass(frozen=True, slots=True)
-class CascadeCandidate:
-    """A pending suggestion learned in the conversation: the deletion rejects it."""
-
-    id: CandidateId
-    revision: int
-    text: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        """Its id, words and the reason it is rejected with."""
-        return {"id": self.id, "text": self.text, "reason": REJECTED_BECAUSE}
-
-
-@dataclass
-class Cascade:
-    """What deleting a conversation does to one person's memory: which notes close, which
-    survive (losing it as a source), which reopen (what they were contradicted by closes),
-    which already closed notes lose their text, and which pending suggestions are rejected."""
-
-    person: PersonId
-    closes: list[CascadeNote] = field(default_factory=list)
-    survives: list[CascadeNote] = field(default_factory=list)
-    reopens: list[CascadeNote] = field(default_factory=list)
-    shreds: list[CascadeNote] = field(default_factory=list)
-    rejects: list[CascadeCandidate] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        """The person and each list, as `--json` prints it."""
-        return {
-            "person": self.person,
-            "closes": [v.to_json() for v in self.closes],
-            "survives": [v.to_json() for v in self.survives],
-            "reopens": [v.to_json() for v in self.reopens],
-            "shreds": [v.to_json() for v in self.shreds],
-            "candidates_rejected": [c.to_json() for c in self.rejects],
-        }
-
-
-@dataclass
 class ConversationDeletion:
     """The preview, or the result, of deleting a conversation: for the asking person only
-    (`for_everyone` False on a shared conversation), or for every participant."""
+    (`for_everyone` False on a shared conversation), or for every participant. Frozen:
+    the deletion hands back a new value, done, with its report (issue 18 item 9)."""
 
     conversation: ConversationId
     cascade: Cascade
     others_closing: int = 0
     done: bool = False
-    report: dict[str, Any] = field(default_factory=dict)
+    report: Mapping[str, Any] = field(default_factory=dict)
     # The conversation in words ("the conversation of 3 Nov with maya and sam").
     named: str = ""
     for_everyone: bool = True
     # The other participants whose part is deleted too (for everyone), each with theirs.
-    others: list[Cascade] = field(default_factory=list)
+    others: tuple[Cascade, ...] = ()
     # Who keeps the conversation (a delete for one person of a shared one).
     keeping: tuple[PersonId, ...] = ()
 
@@ -110,6 +59,18 @@ class ConversationDeletion:
     def people(self) -> list[Cascade]:
         """Every person whose part is deleted, the asker first."""
         return [self.cascade, *self.others]
+
+    @property
+    def preview(self) -> CascadePreview:
+        """The preview in words, with its verdict: what every face prints (C4)."""
+        return cascade_preview(
+            self.conversation,
+            self.named,
+            self.people,
+            self.keeping,
+            self.others_closing,
+            done=self.done,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """As printed by `engram conversation delete --json`."""
@@ -126,11 +87,9 @@ class ConversationDeletion:
             "other_participants_notes_closing": self.others_closing,
             "people": [c.to_json() for c in self.people],
             "kept_by": list(self.keeping),
-            **({"report": self.report} if self.done else {}),
+            **self.preview.to_json(),
+            **({"report": dict(self.report)} if self.done else {}),
         }
-
-
-REJECTED_BECAUSE = "the conversation it came from was deleted"
 
 
 def named_conversation(session: PersonSession, conversation: str) -> str:
@@ -184,30 +143,40 @@ def pending_from(
 
 
 def _cascade(session: PersonSession, conversation: ConversationId) -> Cascade:
-    cascade = Cascade(session.person)
+    closes: list[CascadeNote] = []
+    survives: list[CascadeNote] = []
+    reopens: list[CascadeNote] = []
+    shreds: list[CascadeNote] = []
     for view in memory_control.notes_touching(session, conversation):
         if not view.note.is_active:
             # C4: a closed note still shows its words in its history; those learned here go.
             if view.note.origin == conversation and view.text is not None:
                 reason = "it is already closed, but its words come from this conversation"
-                cascade.shreds.append(CascadeNote(view, reason + " and are shredded with it"))
+                shreds.append(CascadeNote(view, reason + " and are shredded with it"))
             continue
         if view.note.origin == conversation:
             reason = "its text comes from this conversation, so it goes with it"
-            cascade.closes.append(CascadeNote(view, reason))
+            closes.append(CascadeNote(view, reason))
         else:
             reason = why_it_survives(session, view.note, conversation)
-            cascade.survives.append(CascadeNote(view, reason))
-    closing = {c.note.id: c.text for c in cascade.closes}
+            survives.append(CascadeNote(view, reason))
+    closing = {c.note.id: c.text for c in closes}
     for view, after in memory_control.reopening(session, list(closing), conversation):
         reason = (
             f"{quoted(closing.get(after))}, which contradicted it, goes with this "
             "conversation, so what was known before holds again"
         )
-        cascade.reopens.append(CascadeNote(view, reason))
+        reopens.append(CascadeNote(view, reason))
     with session.store.read() as conn:
-        cascade.rejects = pending_from(session.store, conn, session.person, conversation)
-    return cascade
+        rejects = pending_from(session.store, conn, session.person, conversation)
+    return Cascade(
+        session.person,
+        tuple(closes),
+        tuple(survives),
+        tuple(reopens),
+        tuple(shreds),
+        tuple(rejects),
+    )
 
 
 def _sentence_start(words: str) -> str:
@@ -241,9 +210,9 @@ def preview_delete(
             conversation, mine, 0, named=named, for_everyone=False, keeping=others
         )
     # Staff act on each participant under their own id (never the asker's name).
-    theirs = [
+    theirs = tuple(
         _cascade(PersonSession(session.store, p, session.actor), conversation) for p in others
-    ]
+    )
     closing = sum(len(c.closes) for c in theirs)
     return ConversationDeletion(conversation, mine, closing, named=named, others=theirs)
 
@@ -328,14 +297,13 @@ def delete_conversation(
         else f"{named} was deleted (its key destroyed, its rows gone)"
     )
     finished = pending_erasure.finish_or_raise(store, done)
-    preview.done = True
-    preview.report = {
+    report = {
         "keys_destroyed": tally.keys_destroyed,
         "rows_deleted": tally.rows_deleted,
         **({"turns_excised": excised} if preview.keeping else {}),
         **finished.to_json(),
     }
-    return preview
+    return replace(preview, done=True, report=report)
 
 
 SOURCE_CHOICES = 200  # the newest conversations a new note may cite

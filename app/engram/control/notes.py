@@ -28,6 +28,7 @@ from engram.engine.note_listing import (
     keeps,
 )
 from engram.engine.ranking import rank
+from engram.engine.unscoped import unscoped_audience
 from engram.engine.unscoped import unscoped_notes as memory_notes
 from engram.model.clock import iso, to_micros
 from engram.model.errors import InvalidInput, NotFound, StateConflict
@@ -46,8 +47,8 @@ from engram.model.events import Cause, Event, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, new_note_id
 from engram.model.notes import EVERY_NOTE, Note, NoteFilter, PersonMemory
-from engram.model.scope import Durability, Kind, Scope
-from engram.runtime import maintenance
+from engram.model.scope import Audience, AudienceKind, Durability, Kind, Scope
+from engram.runtime import maintenance, memory_tools
 from engram.runtime.note_writes import (
     NoteDraft,
     check_text,
@@ -67,6 +68,28 @@ def _with_text(store: Store, session: PersonSession, notes: list[Note]) -> list[
     with store.read() as conn:
         texts = journal.texts(store, conn, session.person, [n.text_seq for n in notes])
     return [NoteView(n, texts.get(n.text_seq)) for n in notes]
+
+
+def own_audience(session: PersonSession) -> Audience:
+    """The person's own view of their memory (every scope): what the inspector shows the
+    person whose session this is. Agent-facing code never reaches it (issue 18 item 12)."""
+    return unscoped_audience(session.person)
+
+
+def audience_as(session: PersonSession, kind: AudienceKind) -> Audience:
+    """The audience simulator's audience of this kind for the session's person: their own
+    view for the subject alone, a restricted audience otherwise."""
+    if kind is AudienceKind.SUBJECT_ALONE:
+        return own_audience(session)
+    return Audience.restricted(kind, session.person)
+
+
+def search_own(session: PersonSession, query: str, limit: int | None) -> dict[str, Any]:
+    """memory_search over the person's own view (every scope): the memory API's search,
+    which like its listing serves the person's whole memory."""
+    return memory_tools.find_items(
+        session.store, session.person, own_audience(session), query, limit
+    )
 
 
 def list_notes(

@@ -68,7 +68,7 @@ def transcript(
         store, conn, info.id, [e.seq for e in entries if e.has_payload]
     )
     removed = _removals(entries)
-    audience = audience_for(person, info.participants, info.surface.value).kind
+    audience = audience_for(person, info).kind
     facts = [
         ("Started", local_time(info.created_at, zone)),
         ("Agent", agent_words(info.agent)),

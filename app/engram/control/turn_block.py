@@ -25,7 +25,7 @@ from engram.model.errors import NotFound
 from engram.model.event_bodies import ItemUsed, body_as
 from engram.model.events import Event, EventType
 from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
-from engram.model.scope import Audience, AudienceKind
+from engram.model.scope import AudienceKind
 from engram.runtime.conversations import require_conversation
 from engram.store import conversation_log, journal
 
@@ -152,7 +152,7 @@ def turn_sight(session: PersonSession, conversation: ConversationId, turn: TurnI
     block = None
     if assemblies:
         block = _block(*assemblies[-1], seen, [digest_texts.get(s) for s in digest_seqs])
-        block = _rebuilt(block, held, person)
+        block = _rebuilt(block, held, session)
     tools = [
         ToolAnswer(b.via_name, e.at, e.seq, tuple(seen(n, i, "") for i, n in enumerate(b.notes, 1)))
         for e, b in used
@@ -186,7 +186,7 @@ def _block(event: Event, body: ItemUsed, seen: Any, digest: list[str | None]) ->
     )
 
 
-def _rebuilt(block: SeenBlock, held: Mapping[NoteId, Any], person: PersonId) -> SeenBlock:
+def _rebuilt(block: SeenBlock, held: Mapping[NoteId, Any], session: PersonSession) -> SeenBlock:
     """Rebuild the block's text with the engine from what was recorded; keep it only if it
     has exactly the recorded length (same notes, same texts, same rules)."""
     if not block.complete or block.audience is None or block.budget is None:
@@ -203,7 +203,7 @@ def _rebuilt(block: SeenBlock, held: Mapping[NoteId, Any], person: PersonId) -> 
     rebuilt = assemble(
         items,
         [str(line) for line in block.digest],
-        Audience(block.audience, person),
+        memory_control.audience_as(session, block.audience),
         notes_readable=block.readable,
         budget=block.budget,
     )

@@ -100,7 +100,7 @@ def conversation_json(info: ConversationInfo, person: PersonId) -> dict[str, Any
         "incognito": info.incognito,
         "agent": info.agent,
         "participants": list(info.participants),
-        "audience": audience_for(person, info.participants, info.surface.value).kind.value,
+        "audience": audience_for(person, info).kind.value,
     }
 
 

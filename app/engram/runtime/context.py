@@ -24,7 +24,6 @@ from engram.engine.assembly import (
 from engram.engine.merge import expired
 from engram.engine.ranking import rank
 from engram.engine.recall import MAX_LIMIT, RecallResult, clamp_limit, recall
-from engram.engine.scope import eligible_scopes
 from engram.model.clock import from_micros, to_micros
 from engram.model.conversation import ConversationInfo
 from engram.model.errors import CorruptStore, NotAllowed
@@ -91,17 +90,18 @@ def read_scoped(
     """The prompt-facing read: scope filter first (S1, S2), then ranking, then text.
 
     `limits` says how many of the best-ranked notes to read of which kinds (None: any).
+    The scope filter is the audience's own (issue 18 item 12): nothing here can widen it.
     """
-    scopes = eligible_scopes(audience)
+    audience.require_subject(person)
     try:
         with store.read() as conn:
             found: dict[str, Note] = {}
             for kinds, limit in limits:
-                for note in projection_notes.eligible_ranked(conn, person, scopes, limit, kinds):
+                for note in projection_notes.eligible_ranked(conn, audience, limit, kinds):
                     found[note.id] = note
             now = journal_now(store, conn, person)
             notes = rank(note for note in found.values() if not expired(note, now))
-            lines = projection_state.recent_digest(conn, person, MAX_DIGEST_LINES, scopes)
+            lines = projection_state.eligible_digest(conn, audience, MAX_DIGEST_LINES)
             seqs = [n.text_seq for n in notes] + [d.seq for d in lines]
             texts = journal.texts(store, conn, person, seqs)
     except (CorruptStore, SQLAlchemyError) as error:
@@ -131,13 +131,13 @@ def read_eligible(
     """The prompt-facing read of named notes: those of `ids` that are active and that
     `audience` may receive (S1, S2), with their text, in the order given; any other id
     (closed, private to this audience, unknown, another person's: C1) is left out."""
-    scopes = eligible_scopes(audience)
+    audience.require_subject(person)
     with store.read() as conn:
         now = journal_now(store, conn, person)
         notes = [
             note
             for note_id in ids
-            if (note := projection_notes.eligible_note(conn, person, scopes, note_id))
+            if (note := projection_notes.eligible_note(conn, audience, note_id))
             and not expired(note, now)
         ]
         texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
@@ -146,12 +146,12 @@ def read_eligible(
 
 def kinds_present(store: Store, person: PersonId, audience: Audience) -> frozenset[Kind]:
     """The kinds of which `audience` may receive at least one active note (S1, S2)."""
-    scopes = eligible_scopes(audience)
+    audience.require_subject(person)
     with store.read() as conn:
         return frozenset(
             kind
             for kind in Kind
-            if projection_notes.eligible_ranked(conn, person, scopes, 1, frozenset({kind}))
+            if projection_notes.eligible_ranked(conn, audience, 1, frozenset({kind}))
         )
 
 

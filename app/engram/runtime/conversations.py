@@ -192,7 +192,7 @@ def opening_words(store: Store, conversations: Sequence[ConversationId]) -> dict
 
 def audience_of(info: ConversationInfo, subject: PersonId) -> Audience:
     """Who reads this conversation, relative to the subject (S3)."""
-    return audience_for(subject, info.participants, info.surface.value)
+    return audience_for(subject, info)
 
 
 def record_tool_call(

@@ -25,7 +25,6 @@ from engram.engine.extraction import MAX_PROPOSAL_CHARS
 from engram.engine.history_search import clamp
 from engram.engine.merge import expired
 from engram.engine.recall import RecallResult
-from engram.engine.scope import eligible_scopes
 from engram.engine.words import terms
 from engram.model.agents import AgentConfig
 from engram.model.errors import InvalidInput, NotFound
@@ -303,10 +302,10 @@ def propose(
 def forget(store: Store, attribution: Attribution, item_id: str, actor: str) -> dict[str, Any]:
     """Close a visible note's interval at the agent's request; its record stays (C2). The
     note is looked up again inside the write, so it is still visible and still open."""
-    scopes = eligible_scopes(audience_for_turn(store, attribution))
+    audience = audience_for_turn(store, attribution)
     with store.write() as txn:
         journal.lock(txn, attribution.person)
-        note = projection_notes.eligible_note(txn.conn, attribution.person, scopes, NoteId(item_id))
+        note = projection_notes.eligible_note(txn.conn, audience, NoteId(item_id))
         if note is None:
             raise NotFound(f"There is no item {item_id!r} here.")
         cause = Cause(attribution.conversation, attribution.turn)
@@ -320,9 +319,9 @@ def forget(store: Store, attribution: Attribution, item_id: str, actor: str) -> 
 
 def _visible(store: Store, attribution: Attribution, item_id: str) -> Note:
     """An active note this conversation's audience may see; anything else is unknown."""
-    scopes = eligible_scopes(audience_for_turn(store, attribution))
+    audience = audience_for_turn(store, attribution)
     with store.read() as conn:
-        note = projection_notes.eligible_note(conn, attribution.person, scopes, NoteId(item_id))
+        note = projection_notes.eligible_note(conn, audience, NoteId(item_id))
         if note is not None and expired(note, journal_now(store, conn, attribution.person)):
             note = None  # M3: past its four hours, whether or not maintain has run
     if note is None:

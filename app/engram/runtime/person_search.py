@@ -16,6 +16,7 @@ from typing import Any
 from engram.engine.history_search import Message, MessageIndex
 from engram.model.conversation import SEARCHABLE_KINDS, EntryKind
 from engram.model.ids import ConversationId, PersonId
+from engram.model.scope import Audience
 from engram.runtime import conversations, pattern_search, search_language
 from engram.runtime.history import TOOL_RESULT, TURN, match_json
 from engram.store.store import Store
@@ -52,14 +53,16 @@ class PersonIndex:
     @staticmethod
     def build(
         store: Store,
-        person: PersonId,
+        own_view: Audience,
         progress: Progress | None = None,
         cancelled: Cancelled | None = None,
     ) -> PersonIndex:
-        """Decrypt and index every conversation of the person (run off the UI thread),
+        """Decrypt and index every conversation of the person whose own view this is (the
+        inspector hands it over: control.notes.own_audience), run off the UI thread,
         stemmed in the language of the person's profile (H1)."""
+        person = own_view.subject
         with store.read() as conn:
-            language = search_language.own_language(store, conn, person)
+            language = search_language.own_language(store, conn, own_view)
         index = PersonIndex(person, MessageIndex(language=language))
         infos = conversations.conversations_of(store, person)
         for done, info in enumerate(infos, start=1):

@@ -10,15 +10,14 @@ notes name one language between them; otherwise English.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from engram.engine.merge import expired
-from engram.engine.scope import eligible_scopes
 from engram.engine.words import DEFAULT_LANGUAGE, language_named
 from engram.model.conversation import ConversationInfo
 from engram.model.ids import PersonId
-from engram.model.scope import Audience, Kind, Scope
+from engram.model.scope import Audience, Kind
 from engram.runtime.context import journal_now
 from engram.runtime.conversations import audience_of
 from engram.store import journal, projection_notes, projection_state
@@ -29,18 +28,17 @@ from engram.store.store import Store
 LANGUAGE_CANDIDATES = 64
 
 
-def person_language(
-    store: Store, conn: Any, person: PersonId, scopes: Iterable[Scope]
-) -> str | None:
-    """The Snowball language of the person's language note, if one among `scopes` names
-    one; None otherwise.
+def person_language(store: Store, conn: Any, audience: Audience) -> str | None:
+    """The Snowball language of the audience's subject's language note, if one this
+    audience may receive names one; None otherwise.
 
     The note is the one the profile would pick (M1: the best-ranked active style note on
     language), found at read time rather than in the last rebuilt profile, so a new
     language note changes stemming at once, not after `maintain`; a transient one past
     its four hours no longer counts (M3)."""
+    person = audience.subject
     styles = projection_notes.eligible_ranked(
-        conn, person, scopes, LANGUAGE_CANDIDATES, frozenset({Kind.STYLE})
+        conn, audience, LANGUAGE_CANDIDATES, frozenset({Kind.STYLE})
     )
     now = journal_now(store, conn, person)
     note = next(
@@ -57,20 +55,16 @@ def conversation_language(store: Store, conn: Any, info: ConversationInfo) -> st
     named = {
         language
         for person in info.participants
-        if (
-            language := person_language(
-                store, conn, person, eligible_scopes(audience_of(info, person))
-            )
-        )
+        if (language := person_language(store, conn, audience_of(info, person)))
     }
     return named.pop() if len(named) == 1 else DEFAULT_LANGUAGE
 
 
-def own_language(store: Store, conn: Any, person: PersonId) -> str:
+def own_language(store: Store, conn: Any, own_view: Audience) -> str:
     """The language of a person's own view of every conversation of theirs (the
-    inspector's person-wide search): English unless their profile names one."""
-    scopes = eligible_scopes(Audience.subject_alone(person))
-    return person_language(store, conn, person, scopes) or DEFAULT_LANGUAGE
+    inspector's person-wide search, given the person's own view by control): English
+    unless their profile names one."""
+    return person_language(store, conn, own_view) or DEFAULT_LANGUAGE
 
 
 def language_key(conn: Any, people: Sequence[PersonId]) -> tuple[int, ...]:

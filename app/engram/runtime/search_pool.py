@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 from engram.engine.assembly import TextNote
 from engram.engine.fold import AUDIT_ONLY
-from engram.engine.scope import eligible_scopes
 from engram.engine.words import terms
 from engram.model.events import EventType
 from engram.model.ids import PersonId
@@ -58,7 +57,8 @@ class _Pools:
 def search_pool(store: Store, person: PersonId, audience: Audience) -> Sequence[Worded] | None:
     """The best-ranked notes `audience` may receive, with their words; None when memory
     could not be read (A9, R2)."""
-    key = (person, frozenset(eligible_scopes(audience)))
+    audience.require_subject(person)
+    key = (person, audience.scopes)
     pools: _Pools = store.plaintext_caches.setdefault("search_pools", _Pools())
     with pools.lock:
         held = pools.held.get(key)

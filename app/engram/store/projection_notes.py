@@ -2,20 +2,20 @@
 
 Two families, told apart by name: the `unscoped_*` reads see every note of any scope and
 only the modules allow-listed in engine.unscoped may call them (S5); the `eligible_*` reads
-are the prompt-facing ones and apply the scopes engine.scope chose before ranking (S1).
+are the prompt-facing ones: they take an Audience and apply its scopes before ranking (S1).
 `count_notes` answers from the kept counts. A person's whole memory is in projection_memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Select, and_, func, or_, select
 
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import EVERY_NOTE, Note, NoteFilter, NoteStatus
-from engram.model.scope import Kind, Scope
+from engram.model.scope import Audience, Kind
 from engram.store import schema
 from engram.store.codec import note_from_json
 
@@ -135,23 +135,21 @@ def unscoped_notes_touching(
 
 def eligible_ranked(
     conn: Connection,
-    person: PersonId,
-    scopes: Iterable[Scope],
+    audience: Audience,
     limit: int,
     kinds: Collection[Kind] | None = None,
 ) -> list[Note]:
-    """Active notes of the given scopes in ranking order: the prompt-facing read.
-
-    The caller takes `scopes` from engine.scope.eligible_scopes, so the scope rule stays in
-    the engine; this only applies it before ranking (S1).
+    """The subject's active notes this audience may receive, in ranking order: the
+    prompt-facing read. The scopes come from the audience (S2), so no caller can widen
+    them (issue 18 item 12); this only applies them before ranking (S1).
     """
     query = (
         select(N.c.data)
         .where(
             and_(
-                N.c.person == person,
+                N.c.person == audience.subject,
                 N.c.status == NoteStatus.ACTIVE.value,
-                N.c.scope.in_([s.value for s in scopes]),
+                N.c.scope.in_([s.value for s in audience.scopes]),
             )
         )
         .order_by(*RANK_ORDER)
@@ -162,16 +160,14 @@ def eligible_ranked(
     return [note_from_json(data) for data in conn.execute(query).scalars()]
 
 
-def eligible_note(
-    conn: Connection, person: PersonId, scopes: Iterable[Scope], note_id: NoteId
-) -> Note | None:
-    """One active note, only if its scope is among `scopes` (from engine.scope, S1)."""
+def eligible_note(conn: Connection, audience: Audience, note_id: NoteId) -> Note | None:
+    """One active note of the subject, only if this audience may receive it (S1, S2)."""
     data = conn.execute(
         select(N.c.data).where(
-            N.c.person == person,
+            N.c.person == audience.subject,
             N.c.id == note_id,
             N.c.status == NoteStatus.ACTIVE.value,
-            N.c.scope.in_([s.value for s in scopes]),
+            N.c.scope.in_([s.value for s in audience.scopes]),
         )
     ).scalar()
     return note_from_json(data) if data is not None else None

@@ -15,15 +15,25 @@ from sqlalchemy import Connection, Row, func, select
 from engram.model.clock import from_micros
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import CandidateState, DigestLine, Usage
-from engram.model.scope import Scope
+from engram.model.scope import Audience, Scope
 from engram.store import schema
 from engram.store.projection_rows import candidate_from_row, usage_from_row
 
 
-def recent_digest(
-    conn: Connection, person: PersonId, limit: int, scopes: Iterable[Scope] | None = None
+def recent_digest(conn: Connection, person: PersonId, limit: int) -> list[DigestLine]:
+    """Every scope's digest lines, newest first: for the inspector and the projection's own
+    checks; prompt-facing code reads `eligible_digest` (tests/unit/test_scope.py)."""
+    return _digest(conn, person, limit, None)
+
+
+def eligible_digest(conn: Connection, audience: Audience, limit: int) -> list[DigestLine]:
+    """The subject's newest digest lines this audience may receive (S2), newest first."""
+    return _digest(conn, audience.subject, limit, audience.scopes)
+
+
+def _digest(
+    conn: Connection, person: PersonId, limit: int, scopes: Iterable[Scope] | None
 ) -> list[DigestLine]:
-    """The newest digest lines first; with `scopes`, only lines of those scopes (S2)."""
     D = schema.digest_lines
     query = select(D).where(D.c.person == person)
     if scopes is not None:

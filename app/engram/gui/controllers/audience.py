@@ -6,10 +6,11 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 
+from engram.control import notes as memory_control
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import TaskContext
-from engram.model.scope import Audience, AudienceKind
+from engram.model.scope import AudienceKind
 from engram.runtime import context as turn_context
 
 
@@ -34,7 +35,7 @@ class AudienceController(PanelController):
         session = self.hub.session
         if session is None:
             return
-        audience = Audience(AudienceKind(kind), session.person)
+        audience = memory_control.audience_as(session, AudienceKind(kind))
 
         def work(_: TaskContext) -> tuple[Any, Any]:
             block = turn_context.preview_block(session.store, session.person, audience)

@@ -9,16 +9,17 @@ from typing import Any
 from PySide6.QtCore import Signal
 
 from engram.control import conversations as conversation_control
+from engram.control import notes as memory_control
 from engram.control import turn_block
+from engram.control.cascade_preview import NONE, PreviewSection, for_whom_sentence
 from engram.control.turn_block import TurnSight
-from engram.control.wording import counted, listed, verb
 from engram.engine.history_search import NO_MATCH_HINT
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import TaskContext
 from engram.gui.widgets import offer
 from engram.model.errors import EngramError
-from engram.model.ids import ConversationId, TurnId
+from engram.model.ids import ConversationId, PersonId, TurnId
 from engram.runtime import conversations as runtime_conversations
 from engram.runtime import history
 from engram.runtime.person_search import PersonIndex
@@ -192,9 +193,8 @@ class ConversationsController(PanelController):
         def work(ctx: TaskContext) -> tuple[PersonIndex, dict[str, Any]]:
             index = known
             if index is None or index.person != session.person:
-                index = PersonIndex.build(
-                    session.store, session.person, ctx.progress, ctx.cancelled
-                )
+                own = memory_control.own_audience(session)
+                index = PersonIndex.build(session.store, own, ctx.progress, ctx.cancelled)
             try:
                 hits, more = index.search(query, mode)
             except EngramError as error:
@@ -314,84 +314,39 @@ class ConversationsController(PanelController):
 
 
 def for_whom_text(person: str, preview: conversation_control.ConversationDeletion) -> str:
-    """The choice a staff member makes for a shared conversation, in words."""
-    named = preview.named or "this conversation"
-    others = listed(preview.keeping)
-    return (
-        f"{named[:1].upper() + named[1:]} is shared with {others}. Deleted for {person}, "
-        f"{person}'s turns are excised and {person}'s notes from it close; {others} "
-        f"{verb(len(preview.keeping), 'keeps', 'keep')} it. Deleted for everyone, it goes "
-        "for every participant, with each one's notes from it."
+    """The choice a staff member makes for a shared conversation, as control words it."""
+    return for_whom_sentence(preview.named, PersonId(person), preview.keeping)
+
+
+def _escaped(text: str) -> str:
+    """Text for a rich-text label: markup characters escaped, apostrophes left as typed."""
+    return html.escape(text, quote=False)
+
+
+def _section_html(section: PreviewSection) -> str:
+    e = _escaped
+    items = "".join(
+        f"<li><b>{e(line.words)}</b><br><span style='color:gray'>{e(line.reason)}</span></li>"
+        for line in section.lines
     )
+    return f"<p><b>{e(section.heading)}</b></p><ul>{items or f'<li><i>{NONE}</i></li>'}</ul>"
 
 
-def _items(views: list[Any]) -> str:
-    e = html.escape
-    return (
-        "".join(
-            f"<li><b>“{e(v.text or '[text already removed]')}”</b><br>"
-            f"<span style='color:gray'>{e(v.reason[:1].upper() + v.reason[1:])}.</span></li>"
-            for v in views
-        )
-        or "<li><i>none</i></li>"
-    )
-
-
-def _cascade_lists(cascade: conversation_control.Cascade) -> str:
-    rejected = [
-        f"<li><b>“{html.escape(c.text or '[text already removed]')}”</b><br>"
-        f"<span style='color:gray'>Rejected: "
-        f"{html.escape(conversation_control.REJECTED_BECAUSE)}.</span></li>"
-        for c in cascade.rejects
-    ]
-    return (
-        f"<p><b>These notes close:</b></p><ul>{_items(cascade.closes)}</ul>"
-        f"<p><b>These notes survive:</b></p><ul>{_items(cascade.survives)}</ul>"
-        + (
-            f"<p><b>These notes reopen:</b></p><ul>{_items(cascade.reopens)}</ul>"
-            if cascade.reopens
-            else ""
-        )
-        + (
-            f"<p><b>These closed notes lose their words:</b></p><ul>{_items(cascade.shreds)}</ul>"
-            if cascade.shreds
-            else ""
-        )
-        + (
-            f"<p><b>These suggestions are rejected:</b></p><ul>{''.join(rejected)}</ul>"
-            if rejected
-            else ""
-        )
-    )
-
-
-def cascade_html(preview: conversation_control.ConversationDeletion) -> str:
-    """The cascade preview: for whom the conversation goes, and for each person which notes
-    close, survive, reopen or lose their words, and which suggestions are rejected."""
-    e = html.escape
-    named = preview.named or "this conversation"
-    # The conversation by its day and people; its id only in the tooltip (issue 17 #13).
-    shown = f"<span title='{e(preview.conversation)}'>{e(named)}</span>"
-    person = e(preview.cascade.person)
-    if preview.keeping:
-        others = e(listed(preview.keeping))
-        return (
-            f"<p>Deleting {shown} for {person} excises {person}'s turns from it and closes "
-            f"{person}'s notes from it; {others} {verb(len(preview.keeping), 'keeps', 'keep')} "
-            "it, with their own notes and turns.</p>" + _cascade_lists(preview.cascade)
-        )
-    people = [c.person for c in preview.people]
-    for_everyone = f": {e(listed(people))}" if preview.others else ""
-    page = (
-        f"<p>Deleting {shown} removes its transcript and key for everyone in it{for_everyone}.</p>"
-    )
-    if not preview.others:
-        page += _cascade_lists(preview.cascade)
-    else:
-        page += "".join(f"<h3>For {e(c.person)}</h3>{_cascade_lists(c)}" for c in preview.people)
-    if preview.others_closing:
-        page += (
-            f"<p>And {counted(preview.others_closing, 'note')} about other participants "
-            f"{verb(preview.others_closing, 'closes', 'close')}.</p>"
-        )
+def cascade_html(deletion: conversation_control.ConversationDeletion) -> str:
+    """The control layer's cascade preview, printed: its sentence, then for each person
+    affected the notes that close, survive, reopen or lose their words and the suggestions
+    rejected, each with its reason; the conversation's id only in the tooltip (issue 17
+    #13), no note's id at all."""
+    e = _escaped
+    preview = deletion.preview
+    named = deletion.named or "this conversation"
+    shown = f"<span title='{html.escape(deletion.conversation)}'>{e(named)}</span>"
+    sentence = e(preview.sentence).replace(e(named), shown, 1)
+    page = f"<p>{sentence}</p>"
+    for person in preview.people:
+        if preview.by_person:
+            page += f"<h3>{e(person.heading)}</h3>"
+        page += "".join(_section_html(section) for section in person.sections)
+    if preview.others_sentence:
+        page += f"<p>{e(preview.others_sentence)}</p>"
     return page
