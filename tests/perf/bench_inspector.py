@@ -206,7 +206,7 @@ def measure(app: QApplication, path: Path, folder: Path, pages: int) -> dict[str
     window = MainWindow()
     prompts = BenchPrompts(window, folder)
     controller = InspectorController(
-        window, settings=settings, idle=IdleLock(minutes=60), actor="bench", prompts=prompts
+        window, settings=settings, idle=IdleLock(minutes=60), actor="staff:bench", prompts=prompts
     )
     window.show()
     shown: list[bool] = []
