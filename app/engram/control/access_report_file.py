@@ -1,6 +1,7 @@
 """Writing a person's access report to a file: build it (control.access_report), print it
-in a child process (control.report_printing), sign every byte with the store's key
-(control.report_signature), write it owner-only and record it in the person's audit log.
+in a child process (control.report_printing) straight into the file, signing every byte
+with the store's key as it passes (control.report_signature), owner-only, and record it in
+the person's audit log.
 The inspector runs this in the background; `engram report` runs it in the foreground.
 """
 
@@ -15,7 +16,7 @@ from engram.control.access_report import ReportCancelled, build_report
 from engram.control.export_record import publish_recorded
 from engram.control.private_file import PrivateFile
 from engram.control.report_printing import print_report
-from engram.control.report_signature import sign_report
+from engram.control.report_signature import content_hasher, signature_block
 from engram.control.session import PersonSession
 from engram.model.progress import Progress
 
@@ -34,16 +35,27 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def signed_report_pdf(
+def write_signed_report(
     session: PersonSession,
+    write: Callable[[bytes], None],
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
-) -> bytes:
-    """Build, print and sign the report: the bytes of the file to hand over."""
+) -> None:
+    """Build, print and sign the report, handing the file's bytes to `write` a chunk at a
+    time: the PDF as the printing child sends it, hashed as it passes, then the signature
+    block. No copy of the whole file is ever made (issue 17 item 8)."""
     report = build_report(session, None, _share(progress, 0), cancelled)
-    pdf = print_report(report, _share(progress, 1), cancelled)
-    del report  # a 100,000-note report's objects go before the collector comes back
-    return sign_report(pdf, session.store.info.id, session.store.signer)
+    hasher = content_hasher()
+
+    def sink(chunk: bytes) -> None:
+        write(chunk)
+        hasher.update(chunk)
+
+    try:
+        print_report(report, sink, _share(progress, 1), cancelled)
+    finally:
+        del report  # a 100,000-note report's objects go before the collector comes back
+    write(signature_block(hasher.digest(), session.store.info.id, session.store.signer))
 
 
 def _share(progress: Progress | None, phase: int) -> Progress | None:
@@ -68,14 +80,13 @@ def save_access_report(
     in the person's audit log. None, with nothing written or recorded, when `cancelled`
     says stop (a lock came meanwhile)."""
     stop = cancelled or (lambda: False)
-    with collector_paused():
-        try:
-            data = signed_report_pdf(session, progress, stop)
-        except ReportCancelled:
-            return None
-    if stop():
-        return None
     with PrivateFile(path, "access report") as file:
-        file.write(data)
+        with collector_paused():
+            try:
+                write_signed_report(session, file.write, progress, stop)
+            except ReportCancelled:
+                return None  # the temporary file goes with the block: nothing written
+        if stop():
+            return None
         file.finish()
         return publish_recorded(session, file, "access_report")
