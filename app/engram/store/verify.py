@@ -21,6 +21,7 @@ from engram.model.clock import to_micros
 from engram.model.errors import UnreadableData
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
+from engram.model.release import let_go
 from engram.store import chain, crypto, ledger, migrate, projection_memory, schema, store_time
 from engram.store.checkpoint_check import (
     Before,
@@ -182,7 +183,7 @@ def _journal_names(conn: Connection) -> list[str]:
 def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings) -> Walked:
     J, JP = schema.journal, schema.journal_payloads
     chain_id = chain.journal_chain(person)
-    rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
+    rows = list(conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)))
     links = (_link(r, journal_row_header(store, r)) for r in rows)
     walked = _walk(store, chain_id, links, report)
     if walked is None:
@@ -199,6 +200,7 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings
     if not _payload_check(chain_id, declared, present, removed, report):
         return None
     _replay(PersonId(person), events, conn, report)
+    let_go(rows, events, present, declared)  # not all at once as the function returns
     return chain_id, walked[0], walked[1]
 
 
@@ -212,6 +214,7 @@ def _replay(person: PersonId, events: list[Any], conn: Connection, report: Verif
         return
     if not projection_memory.matches_replay(conn, person, memory):
         report.problem(f"journal:{person}: the stored notes differ from a replay of the journal")
+    memory.let_go()
 
 
 def _log_names(conn: Connection) -> list[str]:
