@@ -14,6 +14,11 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python tests/perf/bench_inspector.py [-
      [--rounds N] [--collector session|jobs|off] (when full collections are held off, to
      see what it saves) [--no-report] [--stores DIR] (keep the built stores for reruns)
      BENCH_STACKS=1 prints what the UI thread and the workers run whenever it is late.
+
+The outside floor: the same heartbeat runs in a bare Qt window in a process of its own
+(heartbeat.py, no Engram) for the whole run; each phase's longest block is printed beside
+the floor's longest gap at the same moments, and the ratio. A plain QTableView scrolled the
+same way (no Engram either) is the second reference: Qt's own painting on this machine.
 """
 
 from __future__ import annotations
