@@ -183,7 +183,7 @@ def _journal_names(conn: Connection) -> list[str]:
 def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings) -> Walked:
     J, JP = schema.journal, schema.journal_payloads
     chain_id = chain.journal_chain(person)
-    rows = list(conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)))
+    rows = list(conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all())
     links = (_link(r, journal_row_header(store, r)) for r in rows)
     walked = _walk(store, chain_id, links, report)
     if walked is None:
