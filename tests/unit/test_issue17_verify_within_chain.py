@@ -7,7 +7,7 @@ from __future__ import annotations
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime.note_writes import NoteDraft, note_added
-from engram.store import journal
+from engram.store import chain, journal
 from engram.store.store import Store
 from engram.store.verify import CHECK_EVERY, verify
 
@@ -55,3 +55,21 @@ def test_issue17_item8_verify_cancel_stops_in_the_middle_of_a_chain(store: Store
     assert found.cancelled
     assert found.entries < NOTES, "it stopped before the chain's end"
     assert "verify was cancelled before it finished" in found.warnings
+
+
+def test_issue17_item8_verify_cancel_is_heard_during_a_long_replay(store: Store) -> None:
+    _one_big_person(store)
+    asked: list[int] = []
+    walk_checks = NOTES // CHECK_EVERY  # the walk's checks in the person's journal
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) > walk_checks  # the first check after the walk: in the replay
+
+    found = verify(store, None, cancelled)
+    assert found.cancelled
+    assert found.entries >= NOTES, "the walk itself went to its end"
+    assert len(asked) == walk_checks + 1
+    # Stopped inside the replay: the person's chain was not vouched for (after the chain,
+    # it would have been counted and anchored).
+    assert chain.journal_chain(PERSON) not in found.heads

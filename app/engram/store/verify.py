@@ -207,8 +207,10 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings
 def _replay(person: PersonId, events: list[Any], conn: Connection, report: VerifyFindings) -> None:
     memory = PersonMemory(person)
     try:
-        for event in events:
+        for number, event in enumerate(events, 1):
             apply_event(memory, event)
+            if report.on_entries is not None and number % CHECK_EVERY == 0:
+                report.on_entries()  # Cancel is heard during a long replay too
     except FoldError as error:
         report.problem(f"journal:{person}: replay fails: {error}")
         return
