@@ -22,19 +22,24 @@ from engram.control.session import PersonSession
 from engram.model.progress import Progress
 from engram.model.release import let_go
 
+FULL_COLLECTIONS_NEVER = 1 << 30  # a full-collection threshold no report reaches
+
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector from running while a report is built: on 100,000
-    notes its full passes over the report's objects hold the interpreter — and so the
-    inspector's window — for a second at a time. Restored afterwards."""
-    was = gc.isenabled()
-    gc.disable()
+    """Keep the cyclic garbage collector's full passes from running while a report is
+    built: on 100,000 notes each walks the report's objects holding the interpreter — and
+    so the inspector's window — for a second at a time. The young generations still run:
+    switching the collector off altogether left millions of objects to the first young
+    collection after the report, a 2 s stop of every thread (issue 17 item 8). The full
+    threshold is restored afterwards."""
+    young, middle, full = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTIONS_NEVER)
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        young, middle, _held = gc.get_threshold()
+        gc.set_threshold(young, middle, full)
 
 
 def write_signed_report(
