@@ -15,7 +15,14 @@ import pytest
 from engram.control import report_printing
 from engram.control.private_file import PrivateFile
 from engram.control.report_signature import check_report
-from engram.gui.notes_model import PAGE, STORE_ROWS, ListSource, NotesTableModel, Page
+from engram.gui.notes_model import (
+    MAX_PAGES,
+    PAGE,
+    STORE_ROWS,
+    ListSource,
+    NotesTableModel,
+    Page,
+)
 from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock
 from tests.unit.notes_factory import text_note
 
@@ -76,3 +83,16 @@ def test_issue17_item8_an_arriving_page_is_stored_a_few_rows_per_turn_of_the_loo
     assert model.note_at(PAGE) is None  # not counted as loaded until its last piece
     qtbot.waitUntil(lambda: stored() == PAGE, timeout=SIGNAL_TIMEOUT)
     assert model.note_at(PAGE) is not None
+
+
+def test_issue17_item8_pages_scrolled_past_let_go_of_their_items(qtbot: Any) -> None:
+    """A reset frees every item the table holds in one call: after a minute of scrolling a
+    big person that was 2 s. Only the MAX_PAGES stored last keep theirs."""
+    pages = MAX_PAGES + 5
+    model = NotesTableModel()
+    model.set_source(None, ListSource([text_note(n).note for n in range(pages * PAGE)]))
+    for number in range(pages):
+        model.note_at(number * PAGE)  # no loader: each page loads and stores at once
+    holding = [n for n in range(pages) if model.item(n * PAGE, 0) is not None]
+    assert len(holding) == MAX_PAGES and holding[-1] == pages - 1
+    assert model.note_at(0) is not None  # a page let go of loads again when asked

@@ -37,6 +37,10 @@ from engram.model.scope import Scope
 
 PAGE = 50
 STORE_ROWS = 10  # rows of an arrived page made into items per turn of the event loop
+# Pages holding items at most: the oldest stored go first. Items of every page scrolled past
+# (hundreds of thousands after a minute of scrolling 100k notes) made the next reset free
+# them all in one call, a 2 s stop of the UI thread (issue 17 item 8).
+MAX_PAGES = 40
 COLUMNS = (
     ("text", "Text"),
     ("kind", "Kind"),
@@ -282,11 +286,26 @@ class NotesTableModel(QStandardItemModel):
         else:
             self._loading.discard(number)
             self._pages[number] = page
+            self._evict()
 
     def _store_page(self, number: int, page: Page) -> Page:
         self._pages[number] = page
         self._store_rows(number, page, 0, len(page))
+        self._evict()
         return page
+
+    def _evict(self) -> None:
+        """Drop the items of the pages stored longest ago beyond MAX_PAGES (they load
+        again if they come back into view)."""
+        while len(self._pages) > MAX_PAGES:
+            number = next(iter(self._pages))
+            page = self._pages.pop(number)
+            first = number * PAGE
+            blocked = self.blockSignals(True)
+            for row in range(first, min(self._total, first + len(page))):
+                for column in range(len(COLUMNS)):
+                    self.takeItem(row, column)
+            self.blockSignals(blocked)
 
     def _store_rows(self, number: int, page: Page, start: int, end: int) -> None:
         """Items for rows `start`..`end` - 1 of page `number`, and one change signal."""
