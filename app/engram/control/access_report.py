@@ -45,6 +45,7 @@ from engram.model.events import Event, EventType
 from engram.model.ids import PersonId
 from engram.model.notes import NoteStatus, Usage
 from engram.model.progress import Progress
+from engram.model.release import let_go
 from engram.model.scope import Kind, Scope
 from engram.store import conversation_log, erasure, journal, projection_state
 
@@ -179,6 +180,8 @@ def build_report(
         ),
         _appendix(store.info.id, store.signer.verify_key, views, known),
     ]
+    # What built the blocks goes a piece at a time, not in one cascade as this returns.
+    let_go(views, events, texts, numbers, history, usage, note_blocks, conversation_blocks)
     return ReportDocument(
         person, f"What Engram keeps about {person}", sections, counts, store.info.id, made_at
     )

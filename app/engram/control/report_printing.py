@@ -7,8 +7,11 @@ waiting. On 100,000 notes printing is five sixths of the report's time, so it ha
 child: this process streams the report's sections and blocks down a pipe (pickled a
 hundred blocks at a time, so no single call is long), the child prints each as it arrives
 (gui/access_report.PdfPrinter) and answers with the PDF's bytes. The pipe's back-pressure
-keeps the two in step, so blocks sent is the printing's progress. Nothing touches the
-disk: the report's plaintext stays in the two processes' memory.
+keeps the two in step, so blocks sent is the printing's progress. The answer is read a
+megabyte at a time and handed to a sink (the file being written, and its digest), never
+held whole: an 81 MB PDF joined, copied or hashed in one piece held the interpreter, and
+so the window, for a quarter of a second (issue 17 item 8). Nothing else touches the
+disk: the report's plaintext stays in the two processes' memory and the file written.
 
 A frozen bundle's executable becomes the child when started with CHILD_FLAG
 (packaging/engram_entry.py), as the erasure's file scan does.
@@ -32,6 +35,8 @@ from engram.model.progress import Progress
 
 CHILD_FLAG = "--engram-print-report"
 BATCH = 100  # blocks per message down the pipe: a millisecond or two to pickle
+CHUNK = 1 << 20  # bytes of the PDF read from the child at a time
+PDF_MAGIC = b"%PDF"
 
 
 class PrintFailed(EngramError):
@@ -47,11 +52,14 @@ def _command() -> list[str]:
 
 def print_report(
     report: ReportDocument,
+    sink: Callable[[bytes], None],
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
-) -> bytes:
-    """The report's PDF, printed by a child process. ReportCancelled (the child killed)
-    when `cancelled` says stop; PrintFailed when the child fails."""
+) -> int:
+    """Print the report's PDF in a child process, handing its bytes to `sink` a chunk at a
+    time as they come; returns how many there were. ReportCancelled (the child killed)
+    when `cancelled` says stop; PrintFailed when the child fails (the sink may have had
+    part of it: the caller throws that away)."""
     stop = cancelled or (lambda: False)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}  # the child shows nothing
     with tempfile.TemporaryFile() as errors:
@@ -59,28 +67,47 @@ def print_report(
             _command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, env=env
         )
         assert child.stdin is not None and child.stdout is not None
+        written = 0
         try:
             _send(report, child.stdin, progress, stop)
             child.stdin.close()
-            data = child.stdout.read()
+            written = _receive(child.stdout, sink, stop)
             code = child.wait()
         except (BrokenPipeError, ReportCancelled) as error:
             child.kill()
             child.wait()
             if isinstance(error, ReportCancelled):
                 raise
-            code, data = child.returncode, b""
+            code = child.returncode
         finally:
             with contextlib.suppress(OSError):
                 child.stdout.close()
-        if code != 0 or not data.startswith(b"%PDF"):
+        if code != 0 or written <= len(PDF_MAGIC):
             errors.seek(0)
             said = errors.read().decode("utf-8", "replace").strip().splitlines()
             raise PrintFailed(
                 f"The access report could not be printed (the printing process stopped"
                 f"{': ' + said[-1] if said else f' with code {code}'}); nothing was written."
             )
-    return data
+    return written
+
+
+def _receive(out: IO[bytes], sink: Callable[[bytes], None], stop: Callable[[], bool]) -> int:
+    """The child's PDF, a chunk at a time into `sink`; 0 when it is no PDF at all."""
+    read = getattr(out, "read1", out.read)
+    first = read(CHUNK)
+    if not first.startswith(PDF_MAGIC):
+        out.read()  # whatever it said instead: drained, so it can exit
+        return 0
+    written = 0
+    chunk = first
+    while chunk:
+        sink(chunk)  # each chunk's write and hash let go of the interpreter
+        written += len(chunk)
+        if stop():
+            raise ReportCancelled
+        chunk = read(CHUNK)
+    return written
 
 
 def _send(

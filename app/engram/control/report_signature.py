@@ -58,9 +58,18 @@ def _message(store_id: str, content_hash: bytes) -> bytes:
     return digest(_DOMAIN, store_id.encode("utf-8"), content_hash)
 
 
+def content_hasher() -> hashlib.blake2b:
+    """A BLAKE2b-256 fed piece by piece: its digest is `content_digest` of the pieces."""
+    return hashlib.blake2b(digest_size=32)
+
+
 def sign_report(content: bytes, store_id: str, signer: Signer) -> bytes:
     """The report's bytes with the signature block appended."""
-    hashed = content_digest(content)
+    return content + signature_block(content_digest(content), store_id, signer)
+
+
+def signature_block(hashed: bytes, store_id: str, signer: Signer) -> bytes:
+    """The block that signs content whose BLAKE2b-256 is `hashed` (written after it)."""
     signature = signer.sign(_message(store_id, hashed))
     block = (
         MARKER
@@ -72,7 +81,7 @@ def sign_report(content: bytes, store_id: str, signer: Signer) -> bytes:
         + signature.hex().encode()
         + b"\n%%EOF\n"
     )
-    return content + block
+    return block
 
 
 def key_fingerprint(verify_key: bytes) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import (
     QFont,
     QFontMetrics,
@@ -36,6 +36,11 @@ from engram.model.notes import Note, NoteFilter
 from engram.model.scope import Scope
 
 PAGE = 50
+STORE_ROWS = 10  # rows of an arrived page made into items per turn of the event loop
+# Pages holding items at most: the oldest stored go first. Items of every page scrolled past
+# (hundreds of thousands after a minute of scrolling 100k notes) made the next reset free
+# them all in one call, a 2 s stop of the UI thread (issue 17 item 8).
+MAX_PAGES = 40
 COLUMNS = (
     ("text", "Text"),
     ("kind", "Kind"),
@@ -262,21 +267,56 @@ class NotesTableModel(QStandardItemModel):
 
             def arrived(loaded: Page) -> None:
                 if self._source is source:  # else the table shows something else by now
-                    self._loading.discard(number)
-                    self._store_page(number, loaded)
+                    self._store_in_pieces(number, loaded, source, 0)
 
             self.loader(lambda: source.load(number * PAGE, PAGE), arrived)
         return None
 
+    def _store_in_pieces(self, number: int, page: Page, source: NotesSource, start: int) -> None:
+        """Make a page that arrived into items STORE_ROWS rows at a time, each piece in a
+        turn of the event loop of its own: a whole page at once held the UI thread for
+        60–120 ms while verify ran beside it (each item call waits for the interpreter;
+        issue 17 item 8). The page counts as loaded once its last piece is in."""
+        if self._source is not source:
+            return  # the table shows something else by now
+        end = min(len(page), start + STORE_ROWS)
+        self._store_rows(number, page, start, end)
+        if end < len(page):
+            QTimer.singleShot(0, self, lambda: self._store_in_pieces(number, page, source, end))
+        else:
+            self._loading.discard(number)
+            self._pages[number] = page
+            self._evict()
+
     def _store_page(self, number: int, page: Page) -> Page:
         self._pages[number] = page
+        self._store_rows(number, page, 0, len(page))
+        self._evict()
+        return page
+
+    def _evict(self) -> None:
+        """Drop the items of the pages stored longest ago beyond MAX_PAGES (they load
+        again if they come back into view)."""
+        while len(self._pages) > MAX_PAGES:
+            number = next(iter(self._pages))
+            page = self._pages.pop(number)
+            first = number * PAGE
+            blocked = self.blockSignals(True)
+            for row in range(first, min(self._total, first + len(page))):
+                for column in range(len(COLUMNS)):
+                    self.takeItem(row, column)
+            self.blockSignals(blocked)
+
+    def _store_rows(self, number: int, page: Page, start: int, end: int) -> None:
+        """Items for rows `start`..`end` - 1 of page `number`, and one change signal."""
         closed = theme.closed_color()
         badges = {scope: self.badges.icon(scope) for scope in Scope}
         scope_tips = {scope: f"{scope.value}: {theme.SCOPE_MEANING[scope]}" for scope in Scope}
         # One change signal for the page, not one per cell; the view edits nothing, so the
         # items need no flags of their own.
         blocked = self.blockSignals(True)
-        for offset, entry in enumerate(page):
+        for offset in range(start, end):
+            entry = page[offset]
             row = number * PAGE + offset
             if row >= self._total:
                 break
@@ -298,10 +338,9 @@ class NotesTableModel(QStandardItemModel):
                     item.setForeground(closed)
                 self.setItem(row, column, item)
         self.blockSignals(blocked)
-        if page and not blocked:
-            last = min(self._total, number * PAGE + len(page)) - 1
-            self.dataChanged.emit(self.index(number * PAGE, 0), self.index(last, len(COLUMNS) - 1))
-        return page
+        first, last = number * PAGE + start, min(self._total, number * PAGE + end) - 1
+        if last >= first and not blocked:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
 
     def row_of(self, note_id: str) -> int | None:
         """The row of a note among pages already loaded."""

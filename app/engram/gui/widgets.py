@@ -203,6 +203,7 @@ class ElidedLabel(QLabel):
             self.text(), Qt.TextElideMode.ElideMiddle, self.width()
         )
         painter.drawText(self.rect(), int(self.alignment()), shown)
+        painter.end()  # here, on the UI thread: never left to whoever drops the frame
 
 
 class ColumnChooser(QObject):

@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from engram.model.events import Cause, EventType
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
+from engram.model.release import let_go
 from engram.model.scope import Durability, Kind, Scope
 
 CONFIDENCE_CAP_BP = 10_000
@@ -230,6 +231,11 @@ class PersonMemory:
     def note_count(self) -> int:
         """How many notes (any status) the person has: a count reveals no scope."""
         return len(self._notes)
+
+    def let_go(self) -> None:
+        """Empty this memory a piece at a time (a replay checked and done with): freeing
+        100,000 notes at once keeps the interpreter from every other thread (release)."""
+        let_go(self._notes, self.digest, self.processed_turns, self.usage, self.candidates)
 
     # The FoldTarget protocol (engine.fold): how the fold reads and writes state.
     def unscoped_note(self, note_id: NoteId) -> Note | None:

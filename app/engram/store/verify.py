@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, exc, select
+from sqlalchemy import Connection, exc, func, select
 
 from engram.engine.fold import FoldError, apply_event
 from engram.model.clock import to_micros
@@ -22,6 +22,7 @@ from engram.model.errors import UnreadableData
 from engram.model.event_bodies import ConversationDeleted
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
+from engram.model.release import let_go
 from engram.store import chain, crypto, ledger, migrate, projection_memory, schema, store_time
 from engram.store.checkpoint_check import (
     Before,
@@ -47,6 +48,13 @@ MALFORMED = (TypeError, ValueError, KeyError, AttributeError, IndexError, Overfl
 # errors (a malformed page, a cell that is not UTF-8).
 UNREADABLE = (*MALFORMED, exc.DBAPIError)
 Cancelled = Callable[[], bool]
+# Entries walked between progress reports and checks for Cancel, inside one chain too: a
+# person with 100,000 notes is one chain (issue 17 item 8).
+CHECK_EVERY = 500
+
+
+class _Stopped(Exception):
+    """Cancel was asked for in the middle of a chain."""
 
 
 @dataclass
@@ -65,6 +73,8 @@ class VerifyFindings:
     no_checkpoint_here: bool = False
     # Verified chain -> (length, head): what `engram checkpoint reanchor` anchors.
     heads: dict[str, tuple[int, bytes]] = field(default_factory=dict, repr=False)
+    # Called every CHECK_EVERY entries while a chain is walked (progress, Cancel).
+    on_entries: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def problem(self, text: str) -> None:
         """Record a problem."""
@@ -115,6 +125,8 @@ def _walk(
     expected_seq = 1
     for link in links:
         report.entries += 1
+        if report.on_entries is not None and report.entries % CHECK_EVERY == 0:
+            report.on_entries()
         where = f"{chain_id}: entry {link.seq}"
         if link.seq != expected_seq:
             report.problem(f"{chain_id}: entry {expected_seq} is missing (next is {link.seq})")
@@ -172,7 +184,7 @@ def _journal_names(conn: Connection) -> list[str]:
 def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings) -> Walked:
     J, JP = schema.journal, schema.journal_payloads
     chain_id = chain.journal_chain(person)
-    rows = conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all()
+    rows = list(conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all())
     links = (_link(r, journal_row_header(store, r)) for r in rows)
     walked = _walk(store, chain_id, links, report)
     if walked is None:
@@ -190,19 +202,23 @@ def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings
     if not _payload_check(chain_id, declared, present, removed, report):
         return None
     _replay(PersonId(person), events, conn, report)
+    let_go(rows, events, present, declared)  # not all at once as the function returns
     return chain_id, walked[0], walked[1]
 
 
 def _replay(person: PersonId, events: list[Any], conn: Connection, report: VerifyFindings) -> None:
     memory = PersonMemory(person)
     try:
-        for event in events:
+        for number, event in enumerate(events, 1):
             apply_event(memory, event)
+            if report.on_entries is not None and number % CHECK_EVERY == 0:
+                report.on_entries()  # Cancel is heard during a long replay too
     except FoldError as error:
         report.problem(f"journal:{person}: replay fails: {error}")
         return
     if not projection_memory.matches_replay(conn, person, memory):
         report.problem(f"journal:{person}: the stored notes differ from a replay of the journal")
+    memory.let_go()
 
 
 def _log_names(conn: Connection) -> list[str]:
@@ -398,6 +414,8 @@ def verify(
         journals = _names(_journal_names, conn, "journals", report)
         logs = _names(_log_names, conn, "conversation logs", report)
         listed = len(report.problems) == before
+        entries = _entry_count(conn) if progress or cancelled else 0
+        report.on_entries = _within_chains(report, entries, progress, cancelled)
         plan = [
             *((chain.journal_chain(name), name, _journal) for name in journals),
             *((chain.log_chain(name), name, _log) for name in logs),
@@ -407,6 +425,8 @@ def verify(
         for done, (label, name, check) in enumerate(plan, start=1):
             try:
                 walked = check(store, conn, name, report)
+            except _Stopped:
+                walked, cancelled = None, lambda: True
             except UNREADABLE as error:
                 # Wrong types or damaged pages written behind Engram's back are problems,
                 # not crashes.
@@ -418,7 +438,7 @@ def verify(
                 if length:
                     report.heads[chain_id] = (length, hashes[length])
                 report.chains += 1
-            if progress:
+            if progress and not entries:
                 progress(done, len(plan))
             if cancelled and cancelled():
                 report.cancelled = True
@@ -432,6 +452,9 @@ def verify(
         ]
         if not listed:  # rows of a chain that could not be listed are not strays
             del last_checks[1]
+        report.on_entries = None
+        if progress and entries:
+            progress(entries, entries)
         for what, last_check in last_checks:
             try:
                 last_check()
@@ -445,6 +468,34 @@ def verify(
     if against_checkpoint:
         _checkpoint(store, anchored, heads, report)
     return report
+
+
+def _entry_count(conn: Connection) -> int:
+    """Entries in every chain, for progress by entry; 0 when they cannot be counted (the
+    walk names the damage; progress then goes chain by chain)."""
+    tables = (schema.journal, schema.conversation_log, schema.ledger, schema.erasures)
+    try:
+        return sum(
+            int(conn.execute(select(func.count()).select_from(t)).scalar_one()) for t in tables
+        )
+    except UNREADABLE:
+        return 0
+
+
+def _within_chains(
+    report: VerifyFindings, total: int, progress: Progress | None, cancelled: Cancelled | None
+) -> Callable[[], None] | None:
+    """What the walk calls every CHECK_EVERY entries: progress by entry, and Cancel."""
+    if not total and cancelled is None:
+        return None
+
+    def on_entries() -> None:
+        if progress and total:
+            progress(min(report.entries, total), total)
+        if cancelled and cancelled():
+            raise _Stopped
+
+    return on_entries
 
 
 def _pseudonyms(conn: Connection, report: VerifyFindings) -> None:

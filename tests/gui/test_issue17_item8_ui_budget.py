@@ -1,0 +1,98 @@
+"""Issue 17 item 8: no single call holds the UI. The access report's PDF travels from the
+printing child into the file in pieces, each written and hashed on the job's thread (never
+the whole file joined, copied or hashed at once, and never on the UI thread); a page of
+notes that arrives is made into the table's items a few rows per turn of the event loop,
+so the UI thread never spends a whole page's worth of item calls in one go."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engram.control import report_printing
+from engram.control.private_file import PrivateFile
+from engram.control.report_signature import check_report
+from engram.gui.notes_model import (
+    MAX_PAGES,
+    PAGE,
+    STORE_ROWS,
+    ListSource,
+    NotesTableModel,
+    Page,
+)
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, unlock
+from tests.unit.notes_factory import text_note
+
+PIECE = 4096  # the test's chunk: the demo's report is a few of them
+
+
+def test_issue17_item8_the_report_reaches_its_file_in_pieces_off_the_ui_thread(
+    qtbot: Any,
+    inspector: Inspector,
+    demo_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(report_printing, "CHUNK", PIECE)
+    writes: list[tuple[bool, int]] = []  # (on the UI thread, bytes)
+    real_write = PrivateFile.write
+
+    def write(self: PrivateFile, data: bytes) -> None:
+        writes.append((threading.current_thread() is threading.main_thread(), len(data)))
+        real_write(self, data)
+
+    monkeypatch.setattr(PrivateFile, "write", write)
+    unlock(qtbot, inspector, demo_path)
+    target = tmp_path / "maya-access-report.pdf"
+    inspector.prompts.path = str(target)
+    saved = inspector.controller.person_actions.report_saved
+    with qtbot.waitSignal(saved, timeout=SIGNAL_TIMEOUT * 3):
+        inspector.window.report_action.trigger()
+    data = target.read_bytes()
+    assert len(writes) > 2, "the PDF came as one piece"
+    assert not any(on_ui for on_ui, _size in writes), "bytes were written on the UI thread"
+    assert max(size for _on_ui, size in writes) <= PIECE
+    assert sum(size for _on_ui, size in writes) == len(data)
+    store = inspector.controller.hub.store
+    assert store is not None
+    assert check_report(data, store.info.id, store.info.verify_key).ok
+
+
+def _notes_page(first: int) -> Page:
+    return ListSource([text_note(n).note for n in range(first, first + PAGE)]).first
+
+
+def test_issue17_item8_an_arriving_page_is_stored_a_few_rows_per_turn_of_the_loop(
+    qtbot: Any,
+) -> None:
+    model = NotesTableModel()
+    model.set_source(None, ListSource([text_note(n).note for n in range(3 * PAGE)]))
+    asked: list[Any] = []
+    model.loader = lambda load, done: asked.append(done)  # the runner's part: the test's
+    model.request_rows(PAGE, PAGE + 5)
+    [deliver] = asked
+
+    def stored() -> int:
+        return sum(model.item(PAGE + r, 0) is not None for r in range(PAGE))
+
+    deliver(_notes_page(PAGE))  # on the UI thread, as the runner delivers it
+    assert stored() <= STORE_ROWS < PAGE, "the whole page was made in one call"
+    assert model.note_at(PAGE) is None  # not counted as loaded until its last piece
+    qtbot.waitUntil(lambda: stored() == PAGE, timeout=SIGNAL_TIMEOUT)
+    assert model.note_at(PAGE) is not None
+
+
+def test_issue17_item8_pages_scrolled_past_let_go_of_their_items(qtbot: Any) -> None:
+    """A reset frees every item the table holds in one call: after a minute of scrolling a
+    big person that was 2 s. Only the MAX_PAGES stored last keep theirs."""
+    pages = MAX_PAGES + 5
+    model = NotesTableModel()
+    model.set_source(None, ListSource([text_note(n).note for n in range(pages * PAGE)]))
+    for number in range(pages):
+        model.note_at(number * PAGE)  # no loader: each page loads and stores at once
+    holding = [n for n in range(pages) if model.item(n * PAGE, 0) is not None]
+    assert len(holding) == MAX_PAGES and holding[-1] == pages - 1
+    assert model.note_at(0) is not None  # a page let go of loads again when asked
