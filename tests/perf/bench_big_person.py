@@ -85,7 +85,7 @@ def measure(app: QApplication, path: Path, folder: Path) -> dict[str, Any]:
     settings = QSettings(str(folder / "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow()
     controller = InspectorController(
-        window, settings=settings, idle=IdleLock(minutes=60), actor="bench"
+        window, settings=settings, idle=IdleLock(minutes=60), actor="staff:bench"
     )
     window.show()
     shown: list[bool] = []
