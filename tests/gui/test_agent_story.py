@@ -18,7 +18,7 @@ from openai import AsyncOpenAI
 from engram.adapters.openai_agents import EngramSession
 from engram.engine.rule_extractor import RuleExtractor
 from engram.runtime.agents import set_agent
-from engram.runtime.extraction import LearningWorker
+from engram.runtime.learning_worker import LearningWorker
 from engram.store.store import Store
 from tests.agents_sdk import FakeChatEndpoint
 from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, note_texts, select_note, unlock

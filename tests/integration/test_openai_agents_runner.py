@@ -27,7 +27,7 @@ from engram.model.event_bodies import ItemUsed
 from engram.model.ids import TurnId
 from engram.runtime import conversations, history
 from engram.runtime.agents import set_agent
-from engram.runtime.extraction import LearningWorker
+from engram.runtime.learning_worker import LearningWorker
 from engram.store import journal
 from engram.store.store import Store
 from engram.store.verify import verify

@@ -20,7 +20,7 @@ from engram.engine.rule_extractor import RuleExtractor
 from engram.model.ids import TurnId
 from engram.runtime.agents import set_agent
 from engram.runtime.conversations import turns
-from engram.runtime.extraction import LearningWorker
+from engram.runtime.learning_worker import LearningWorker
 from engram.store.store import Store
 from engram.store.verify import verify
 from tests.agents_sdk import FakeChatEndpoint

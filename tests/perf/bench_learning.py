@@ -38,7 +38,7 @@ from _bench import (
 from engram.engine.rule_extractor import RuleExtractor
 from engram.model.conversation import ConversationInfo, EntryKind, TurnStatus
 from engram.model.ids import PersonId
-from engram.runtime import extraction
+from engram.runtime import extraction, learning_worker
 from engram.runtime.agents import set_agent
 from engram.runtime.conversations import append_turn, start_conversation
 from engram.store import conversation_log, projection_state
@@ -83,7 +83,7 @@ def main() -> None:
         extraction.learn_all(store, RuleExtractor())
         first_pass = time.perf_counter() - first
         target = conversations[0]
-        worker = extraction.LearningWorker(store, RuleExtractor())
+        worker = learning_worker.LearningWorker(store, RuleExtractor())
 
         def new_turn() -> None:
             append_turn(store, target.id, role="user", author=ANA, text="I live in Porto.")

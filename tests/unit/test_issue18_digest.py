@@ -23,7 +23,8 @@ from engram.runtime.agents import set_agent
 from engram.runtime.context import Attribution, assemble_turn, recall_turn
 from engram.runtime.conversations import append_turn, start_conversation
 from engram.runtime.digests import QUIET_AFTER, write_digests
-from engram.runtime.extraction import LearningWorker, learn_now
+from engram.runtime.extraction import learn_now
+from engram.runtime.learning_worker import LearningWorker
 from engram.runtime.openai_extractor import OpenAIExtractor
 from engram.store import journal, projection_memory
 from engram.store.store import Store

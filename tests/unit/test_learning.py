@@ -33,7 +33,8 @@ from engram.model.scope import Kind, Scope
 from engram.runtime import extraction
 from engram.runtime.agents import set_agent
 from engram.runtime.conversations import append_turn, complete_exchange, start_conversation
-from engram.runtime.extraction import HostPolicy, LearningWorker, learn_person
+from engram.runtime.extraction import HostPolicy, learn_person
+from engram.runtime.learning_worker import LearningWorker
 from engram.runtime.sensitive_lexicon import sensitive_category
 from engram.store.store import Store
 

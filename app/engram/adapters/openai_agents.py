@@ -51,7 +51,7 @@ from engram.runtime import history, memory_tools, session_log
 from engram.runtime.agents import agent_config
 from engram.runtime.context import Attribution, assemble_turn
 from engram.runtime.conversations import require_conversation, start_conversation
-from engram.runtime.extraction import LearningWorker
+from engram.runtime.learning_worker import LearningWorker
 from engram.runtime.recall_tool import RECALL
 from engram.runtime.tool_calls import ToolSpec, limit_arg, run_tool
 from engram.store.store import Store

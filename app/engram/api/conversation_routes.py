@@ -20,7 +20,7 @@ conversation id is refused in the words used for one that does not exist, so ids
 nothing. The three writes take an optional `Idempotency-Key` (runtime/idempotent_writes).
 
 After an assistant turn commits — the end of an exchange — learning is queued on the
-server's own worker thread (runtime/extraction.LearningWorker): the answer never waits for
+server's own worker thread (runtime/learning_worker.LearningWorker): the answer never waits for
 it, passes run one person at a time (W2, W5), and the agent's learning mode decides what
 they write (P2, P5).
 """
@@ -43,7 +43,8 @@ from engram.model.errors import InvalidInput, NotAllowed, NotFound
 from engram.model.ids import ConversationId, person_id
 from engram.model.wire import WireError, check_shape
 from engram.runtime import conversations, history, idempotent_writes, learning_policy
-from engram.runtime.extraction import HostPolicy, LearningWorker
+from engram.runtime.extraction import HostPolicy
+from engram.runtime.learning_worker import LearningWorker
 from engram.store.store import Store
 
 log = logging.getLogger(__name__)
