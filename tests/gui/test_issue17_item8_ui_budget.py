@@ -96,3 +96,36 @@ def test_issue17_item8_pages_scrolled_past_let_go_of_their_items(qtbot: Any) -> 
     holding = [n for n in range(pages) if model.item(n * PAGE, 0) is not None]
     assert len(holding) == MAX_PAGES and holding[-1] == pages - 1
     assert model.note_at(0) is not None  # a page let go of loads again when asked
+
+
+def test_issue17_item8_a_closed_window_takes_its_idle_filter_with_it(qtbot: Any) -> None:
+    """The idle lock watches every event of the application; once its window is gone, its
+    filter must go too, or each window ever opened adds a Python call to every event."""
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication, QLineEdit
+    from shiboken6 import delete
+
+    from engram.gui.controller import InspectorController
+    from engram.gui.idle_lock import IdleLock
+    from engram.gui.main_window import MainWindow
+
+    seen: list[int] = []
+
+    class Counting(IdleLock):
+        def touch(self) -> None:
+            seen.append(1)
+            super().touch()
+
+    idle = Counting(minutes=5)
+    window = MainWindow()
+    InspectorController(window, idle=idle)
+    target = QLineEdit()
+    qtbot.addWidget(target)
+    press = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_A, Qt.KeyboardModifier.NoModifier, "a")
+    QApplication.sendEvent(target, press)
+    assert seen, "the idle lock did not see a key press while its window was open"
+    delete(window)
+    seen.clear()
+    QApplication.sendEvent(target, press)
+    assert not seen, "a closed window's idle lock still filters every event"

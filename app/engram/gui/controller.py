@@ -66,6 +66,9 @@ class InspectorController(QObject):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(idle)
+            # A filter left on the application outlives its window: every event of every
+            # later window would pass through it (and through each one before it).
+            window.destroyed.connect(lambda: app.removeEventFilter(idle))
         self.idle = idle
         self.tasks = TaskRunner(self)
         self.prompts: PromptHost = prompts or Prompts(
