@@ -2,11 +2,13 @@
 
 import sys
 
+from engram.control import verify_process
 from engram.gui import report_printer
 from engram.store.file_scan import run_child
 
 run_child(sys.argv)  # the erasure's file scan runs in a child process (store/file_scan.py)
 report_printer.run_child(sys.argv)  # so does printing an access report (report_printing.py)
+verify_process.run_child(sys.argv)  # and the inspector's verify (control/verify_process.py)
 
 from engram.cli.main import run  # noqa: E402
 

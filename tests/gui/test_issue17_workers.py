@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from engram.control import forensics
+from engram.gui.controllers import audit
 from engram.gui.controllers.audit import NOT_CHECKED
 from engram.gui.tasks import FULL_COLLECTIONS_NEVER, TaskContext
 from tests.gui.conftest import Inspector, note_texts, open_person, unlock, wait_idle
@@ -42,9 +42,11 @@ class HeldVerify:
 @pytest.fixture
 def held_verify(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldVerify]:
     held = HeldVerify()
-    real = forensics.verify_store
+    real = audit.verify_in_child
 
-    def verify(store: Any, progress: Callable[[int, int], None], cancelled: Any) -> Any:
+    def verify(
+        store: Any, progress: Callable[[int, int], None], cancelled: Any, started: Any = None
+    ) -> Any:
         held.started.set()
         step, deadline = 0, time.monotonic() + HELD_S
         try:
@@ -53,11 +55,11 @@ def held_verify(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldVerify]:
                 progress(step, 100)
                 time.sleep(0.01)
             held.saw_cancel.append(bool(cancelled()))
-            return real(store, progress, cancelled)
+            return real(store, progress, cancelled, started)
         finally:
             held.ended.set()
 
-    monkeypatch.setattr(forensics, "verify_store", verify)
+    monkeypatch.setattr(audit, "verify_in_child", verify)
     yield held
     held.release.set()
 

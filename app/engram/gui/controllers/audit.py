@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 
 from engram.control import forensics, reanchor
+from engram.control.verify_process import verify_in_child
 from engram.control.verify_report import VerifyReport, VerifyVerdict
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
@@ -55,6 +56,7 @@ class AuditController(PanelController):
         super().__init__(hub)
         self.tab = self.w.audit
         self._verify_task: Task | None = None
+        self.verify_pid: int | None = None  # the process verifying now, or last
         self.w.verify_action.triggered.connect(self.verify)
         self.w.audit.verify_requested.connect(self.verify)
         self.w.audit.cancel_requested.connect(self.cancel_verify)
@@ -101,15 +103,20 @@ class AuditController(PanelController):
         self.hub.run(lambda _: forensics.audit_log(session, limit=AUDIT_ROWS), done)
 
     def verify(self) -> None:
-        """Check every chain and signature, with progress and Cancel."""
+        """Check every chain and signature in a child process, with progress and Cancel."""
         store = self.hub.store
         if store is None or self._verify_task is not None:
             return
         self.w.tabs.setCurrentWidget(self.w.audit)
         self.w.audit.verifying(True)
 
+        def started(pid: int) -> None:  # on the worker: a plain assignment
+            self.verify_pid = pid
+
         def work(ctx: TaskContext) -> Any:
-            return forensics.verify_store(store, ctx.progress, ctx.cancelled)
+            # In a child process (control/verify_process.py): the walk's allocations and
+            # their collections never hold this process's interpreter (issue 17 item 8).
+            return verify_in_child(store, ctx.progress, ctx.cancelled, started)
 
         def done(report: VerifyReport) -> None:
             self._verify_task = None
