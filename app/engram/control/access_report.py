@@ -21,7 +21,6 @@ from typing import Any
 from engram.control import candidates as candidate_control
 from engram.control import notes as memory_control
 from engram.control.audit_sentences import describe
-from engram.control.forensics import verify_store
 from engram.control.report_document import Block, Counts, ReportDocument, Section, Tone
 from engram.control.report_pages import rights_section, summary_section
 from engram.control.report_signature import key_fingerprint
@@ -37,6 +36,7 @@ from engram.control.report_words import (
     use_words,
 )
 from engram.control.session import PersonSession
+from engram.control.verify_process import VerifyStopped, verify_in_child
 from engram.control.views import NoteView
 from engram.control.wording import counted, verb
 from engram.engine.scope import audience_for
@@ -127,7 +127,10 @@ def build_report(
         for n, v in enumerate(views, 1)
     ]
     counts = _counts(views, usage, conversation_blocks, events, len(infos))
-    verified = verify_store(store, progress, stop)
+    try:  # in a child process: the walk's collections never stop this one's threads
+        verified = verify_in_child(store, progress, stop)
+    except VerifyStopped:
+        raise ReportCancelled from None
     if verified.cancelled or stop():
         raise ReportCancelled
     integrity = (
