@@ -1,4 +1,5 @@
-"""Issue 12 item 1: the inspector takes its icon and colours from resources/."""
+"""Issue 12 item 1: the inspector takes its icon and colours from its resources, which are
+package data since issue 20 item 5 (engram/data)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from engram.gui import resources, theme
 from engram.gui.app import build
 from engram.model.scope import Scope
 
-SOURCE = Path(__file__).resolve().parents[2] / "resources"
+SOURCE = Path(__file__).resolve().parents[2] / "app" / "engram" / "data"
 
 
 def test_issue12_item1_every_icon_size_is_there_at_its_size() -> None:
     found = resources.find()
-    assert found.palettes.is_relative_to(SOURCE)  # the source tree wins in a checkout
+    assert found.palettes.is_relative_to(SOURCE)  # the package's own data, in a checkout too
     files = found.icon_files()
     assert [QImage(str(f)).width() for f in files] == list(resources.ICON_SIZES)
     assert all(QImage(str(f)).height() == QImage(str(f)).width() for f in files)
@@ -61,7 +62,7 @@ def test_issue12_item1_window_dialogs_and_about_box_carry_the_icon(
 
 @pytest.fixture
 def edited_palettes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
-    """A copy of resources/ whose colours a test may change, found instead of the real one."""
+    """A copy of the resources whose colours a test may change, found instead of the real one."""
     copy = tmp_path / "resources"
     shutil.copytree(SOURCE, copy)
     data: dict[str, object] = json.loads((copy / "theme" / "palettes.json").read_text())

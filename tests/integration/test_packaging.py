@@ -1,9 +1,11 @@
-"""Issue 12 items 1 and 2: desktop integration files validate, an installed wheel finds its
-resources, and (with ENGRAM_BUNDLE=1) the PyInstaller bundle builds and passes its smoke test.
+"""Issue 12 items 1 and 2: desktop integration files validate, and (with ENGRAM_BUNDLE=1)
+the PyInstaller bundle builds and passes its smoke test. Issue 20 item 5: a wheel installed
+with `pip install --target` or a prefix finds its resources as package data.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.gui.resources import APP_ID
+from engram.gui.resources import APP_ID, ICON_SIZES
 
 ROOT = Path(__file__).resolve().parents[2]
 DESKTOP = ROOT / "resources" / "desktop" / f"{APP_ID}.desktop"
@@ -66,74 +68,92 @@ def test_issue12_item1_metainfo_and_desktop_entry_agree_and_show_real_screenshot
     assert release.get("version") == engram.__version__
 
 
-def test_issue12_item1_an_installed_wheel_finds_its_resources(tmp_path: Path) -> None:
-    """No source tree beside it: the wheel's data files under PREFIX/share serve."""
-    # Built from a copy, so the build leaves nothing in the source tree.
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built once from a copy (so the build leaves nothing in the source tree)."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "source"
     skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for part in ("app", "resources"):
-        shutil.copytree(ROOT / part, source / part, ignore=skip)
+    shutil.copytree(ROOT / "app", source / "app", ignore=skip)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     wheels = tmp_path / "wheels"
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run(
-        [*pip, "wheel", "--no-deps", "-w", str(wheels), str(source)],
+        [*PIP, "wheel", "--no-deps", "-w", str(wheels), str(source)],
         check=True,
         capture_output=True,
         cwd=tmp_path,
     )
-    prefix = tmp_path / "prefix"
-    (wheel,) = wheels.glob("engram_inspector-*.whl")
+    (built,) = wheels.glob("engram_inspector-*.whl")
+    return built
+
+
+PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+# Loads what the inspector reads at start: the palettes, the icon (every PNG size), the
+# sensitive-topic data, and the packaged desktop files and user guide.
+PROBE = """
+import engram, engram.gui.resources as r, engram.gui.theme as t, engram.gui.about as a
+from engram.runtime.sensitive_lexicon import sensitive_category
+from PySide6.QtGui import QGuiApplication
+app = QGuiApplication([])
+print(engram.__file__)
+print(r.find().palettes)
+print(t.theme_data().scope_badges["light"][t.Scope.DIRECT])
+print(sorted(s.width() for s in a.app_icon().availableSizes()))
+print(sensitive_category("Has diabetes."))
+print(r.desktop_file(".mime.xml").is_file(), r.user_guide().is_file())
+"""
+
+
+def _probe(path: list[str], cwd: Path) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(path), "QT_QPA_PLATFORM": "offscreen"},
+        cwd=cwd,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_issue20_item5_pip_install_target_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
+    """`pip install --target DIR`: no PREFIX/share at all; the package data serves (the old
+    PREFIX/share lookup found nothing here)."""
+    target = tmp_path / "target"
     subprocess.run(
-        [
-            *pip,
-            "install",
-            "--no-deps",
-            "--no-index",
-            "--ignore-installed",
-            "--prefix",
-            str(prefix),
-            str(wheel),
-        ],
+        [*PIP, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    # the wheel first; its dependencies (PySide6, PyStemmer) from this environment
+    lines = _probe([str(target), sysconfig.get_path("purelib")], tmp_path)
+    module, palettes, badge, sizes, category, packaged = lines
+    assert Path(module).is_relative_to(target)
+    assert Path(palettes) == target / "engram" / "data" / "theme" / "palettes.json"
+    assert badge.startswith("#")
+    assert json.loads(sizes) == list(ICON_SIZES)
+    assert category == "health" and packaged == "True True"
+    assert not (target / "share").exists()  # nothing of Engram's lands outside the package
+
+
+def test_issue20_item5_an_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
+    """Installed with a prefix (as into a venv or by pipx): the same package data serves,
+    and the wheel puts no desktop files inside the environment, where no desktop looks
+    (`engram desk --install-desktop-entry` puts them where it does)."""
+    prefix = tmp_path / "prefix"
+    subprocess.run(
+        [*PIP, "install", "--no-deps", "--no-index", "--ignore-installed"]
+        + ["--prefix", str(prefix), str(wheel)],
         check=True,
         capture_output=True,
     )
     (site,) = prefix.glob("lib/python3*/site-packages")
-    probe = (
-        "import engram.gui.resources as r; f = r.find(); "
-        "print(f.palettes); print(len(f.icon_files()))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", probe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(site)},
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    palettes, icons = done.stdout.split()
-    assert Path(palettes).is_relative_to(prefix / "share" / "engram-inspector")
-    assert int(icons) == 9
-    assert (prefix / "share" / "applications" / DESKTOP.name).is_file()
-    assert (prefix / "share" / "metainfo" / METAINFO.name).is_file()
-    # Issue 18 item 1 (P5): the sensitive-topic data ships with the wheel and is found
-    lexicon = (
-        "import engram.runtime.sensitive_lexicon as s; print(s.sensitive_category('Has diabetes.'))"
-    )
-    found = subprocess.run(
-        [sys.executable, "-S", "-c", lexicon],
-        capture_output=True,
-        text=True,
-        # the wheel first; its dependencies (PyStemmer) from this environment
-        env={
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(site), sysconfig.get_path("purelib")]),
-        },
-        cwd=tmp_path,
-    )
-    assert found.returncode == 0 and found.stdout.strip() == "health", found.stderr
-    assert (prefix / "share" / "engram-inspector" / "sensitive" / "categories.json").is_file()
+    lines = _probe([str(site), sysconfig.get_path("purelib")], tmp_path)
+    assert Path(lines[1]).is_relative_to(site / "engram" / "data")
+    assert json.loads(lines[3]) == list(ICON_SIZES)
+    assert lines[4] == "health"
+    assert not (prefix / "share").exists()
 
 
 @pytest.mark.skipif(

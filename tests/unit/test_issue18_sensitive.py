@@ -1,6 +1,6 @@
 """Issue 18 item 1 (P5): sensitive facts are never applied without review.
 
-The detector is data (resources/sensitive/categories.json) in four languages, measured on
+The detector is data (engram/data/sensitive/categories.json) in four languages, measured on
 a labelled set under tests/data; a candidate is sensitive when the detector *or* the
 extractor says so; automatic mode applies a sensitive one only when the agent names its
 category; the category and the extractor's reason travel with the candidate."""
@@ -93,9 +93,9 @@ def test_issue18_item1_P5_inflections_compounds_and_shapes_match(text: str, cate
     assert found is not None and found.value == category
 
 
-def test_issue18_item1_P5_the_categories_are_data_shipped_in_resources() -> None:
+def test_issue18_item1_P5_the_categories_are_data_shipped_in_the_package() -> None:
     shipped = next(p for p in _places() if p.is_file())
-    assert shipped.parts[-3:] == ("resources", "sensitive", "categories.json")
+    assert shipped.parts[-4:] == ("engram", "data", "sensitive", "categories.json")
     data = json.loads(shipped.read_text(encoding="utf-8"))
     assert set(data["categories"]) == {c.value for c in SensitiveCategory}
     for languages in data["categories"].values():

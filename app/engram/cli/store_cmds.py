@@ -260,10 +260,45 @@ def register_desk(commands: Any) -> None:
     p = commands.add_parser("desk", help="open the desktop inspector")
     p.add_argument("desk_store", nargs="?", metavar="STORE", help="the store to open")
     p.add_argument("--person", help="open this person's notes first")
+    entry = p.add_mutually_exclusive_group()
+    entry.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="add Engram Inspector to the desktop menu and .engram files to the file manager "
+        "(desktop entry, icons, MIME type, metainfo in $XDG_DATA_HOME or ~/.local/share), "
+        "then exit",
+    )
+    entry.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="remove what --install-desktop-entry added, then exit",
+    )
+    add_json_flag(p)
     p.set_defaults(handler=cmd_desk)
 
 
+def _desktop_entry(ctx: CommandContext) -> int:
+    from engram.cli import desktop_entry
+
+    installing = bool(ctx.args.install_desktop_entry)
+    done = desktop_entry.install() if installing else desktop_entry.uninstall()
+    if ctx.as_json:
+        emit_json(done.as_json("installed" if installing else "removed"))
+        return 0
+    if installing:
+        emit_line(f"Installed the desktop entry for {done.command}:")
+    else:
+        emit_line("Removed the desktop entry:" if done.files else "No desktop entry was installed.")
+    for path in done.files:
+        emit_line(f"  {path}")
+    if done.updated:
+        emit_line("Updated the desktop's caches with " + " and ".join(done.updated) + ".")
+    return 0
+
+
 def cmd_desk(ctx: CommandContext) -> int:
+    if ctx.args.install_desktop_entry or ctx.args.uninstall_desktop_entry:
+        return _desktop_entry(ctx)
     from engram.gui.app import run  # Qt loads only for the inspector
 
     store = ctx.args.desk_store or ctx.args.store

@@ -1,6 +1,6 @@
 """The sensitive-topic detector (P5) — pure: the lexicon's data in, a category out.
 
-The lexicon (resources/sensitive/categories.json, read by runtime.sensitive_lexicon) lists
+The lexicon (engram/data/sensitive/categories.json, read by runtime.sensitive_lexicon) lists
 per category and language: `words`, compared by Snowball stem in that language so their
 inflections match ("diagnosed", "diagnostic", "Diagnosen"); `phrases`, word sequences
 compared stem by stem ("blood pressure"); and `prefixes`, compared with the start of a

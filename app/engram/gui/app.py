@@ -12,6 +12,7 @@ from engram.gui.about import app_icon
 from engram.gui.controller import InspectorController
 from engram.gui.main_window import APP_NAME, MainWindow
 from engram.gui.resources import APP_ID
+from engram.gui.single_instance import StoreWindowServer, ask_to_raise
 from engram.gui.theme import apply_theme
 
 JOBS_STOP_MS = 3000  # how long quitting waits for dropped jobs to stop
@@ -22,6 +23,9 @@ NO_DISPLAY = (
     "--person P', 'engram assemble --person P --conversation C', 'engram audit --person P' "
     "and 'engram verify' show everything the inspector shows."
 )
+
+
+_ALREADY_OPEN = "Engram Inspector already has {store} open; its window was brought to the front.\n"
 
 
 def has_display() -> bool:
@@ -62,7 +66,22 @@ def run(
     if not has_display():
         sys.stderr.write(NO_DISPLAY + "\n")
         return 2
+    QApplication.instance() or QApplication(sys.argv[:1])
+    if store and ask_to_raise(store):
+        sys.stdout.write(_ALREADY_OPEN.format(store=store))
+        return 0
     app, window, controller = build(actor)
+    server = StoreWindowServer(window)
+    if store and not server.serve(store) and ask_to_raise(store):  # both started at once
+        sys.stdout.write(_ALREADY_OPEN.format(store=store))
+        return 0
+    # The window answers for the store it has open, wherever it was opened from.
+    controller.unlocked.connect(
+        lambda: (
+            controller.store is not None
+            and server.serve(controller.store.url.removeprefix("sqlite:///"))
+        )
+    )
     controller.people.first_person = person
     window.show()
     controller.store_lock.launch(store, passphrase)

@@ -18,6 +18,7 @@ from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.notes import NotesController
 from engram.gui.controllers.people import PeopleController
 from engram.gui.controllers.person_actions import PersonActionsController
+from engram.gui.controllers.recent import RecentStoresMenu
 from engram.gui.controllers.store_lock import StoreLockController
 from engram.gui.controllers.timeline import TimelineController
 from engram.gui.controllers.undo import UndoController
@@ -76,6 +77,7 @@ class InspectorController(QObject):
         )
         self.hub = hub = Hub(window, self.tasks, self.prompts, actor)
         self.store_lock = StoreLockController(hub, settings, idle)
+        self.recent = RecentStoresMenu(self.store_lock)
         self.people = PeopleController(hub)
         self.notes = NotesController(hub)
         self.timeline = TimelineController(hub)

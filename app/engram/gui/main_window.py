@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QMainWindow,
+    QMenu,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -222,12 +223,17 @@ class MainWindow(QMainWindow):
         self.refresh_action = self._action("&Refresh", QKeySequence.StandardKey.Refresh)
         self.about_action = self._action("&About Engram", None)
         self.shortcuts_action = self._action("&Keyboard shortcuts", "F1")
-        menus = (
+        self.user_guide_action = self._action("&User guide", None)
+        # Filled each time it opens (gui/controllers/recent.py): stores that are gone grey out.
+        self.open_recent_menu = QMenu("Open &recent", self)
+        self.open_recent_menu.setToolTipsVisible(True)
+        menus: tuple[tuple[str, list[QAction | QMenu | None]], ...] = (
             (
                 "&File",
                 [
                     self.new_store_action,
                     self.open_action,
+                    self.open_recent_menu,
                     self.open_demo_action,
                     self.lock_action,
                     self.export_action,
@@ -261,7 +267,7 @@ class MainWindow(QMainWindow):
                 ],
             ),
             ("&View", [self.find_action, self.time_travel_action, self.refresh_action]),
-            ("&Help", [self.shortcuts_action, self.about_action]),
+            ("&Help", [self.user_guide_action, self.shortcuts_action, self.about_action]),
         )
         for title, actions in menus:
             menu = self.menuBar().addMenu(title)
@@ -269,6 +275,8 @@ class MainWindow(QMainWindow):
             for action in actions:
                 if action is None:
                     menu.addSeparator()
+                elif isinstance(action, QMenu):
+                    menu.addMenu(action)
                 else:
                     menu.addAction(action)
         self.tab_actions = []

@@ -18,7 +18,7 @@ from engram.model.scope import Scope
 
 @dataclass(frozen=True)
 class ThemeData:
-    """Colours from resources/theme/palettes.json: scope badges and palette overrides."""
+    """Colours from engram/data/theme/palettes.json: scope badges and palette overrides."""
 
     scope_badges: dict[str, dict[Scope, str]]  # "light"/"dark" -> scope -> colour
     badge_text: dict[str, str]

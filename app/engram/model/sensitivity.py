@@ -3,7 +3,7 @@
 The special categories of personal data of GDPR Art. 9, plus money and debts, credentials
 and account numbers, precise location, and anything about a child. The ids are a contract
 (agent configurations name them, candidates carry them); the words that reveal each one
-are data, shipped in resources/sensitive/categories.json.
+are data, shipped in engram/data/sensitive/categories.json.
 """
 
 from __future__ import annotations

@@ -1,20 +1,18 @@
-"""The sensitive-topic detector's data (P5): resources/sensitive/categories.json, loaded
+"""The sensitive-topic detector's data (P5): engram/data/sensitive/categories.json, loaded
 once, and the one function every write path asks: which sensitive category a text touches.
 
-Three ways Engram runs, three places the file may be (as for the inspector's resources):
-a PyInstaller bundle's `resources`, the source tree's `resources/` beside `app/`, or an
-installed wheel's PREFIX/share/engram-inspector. A missing or broken file is an error, not
-an empty lexicon: a detector that silently knows nothing would let sensitive facts through.
+The file is package data, read through importlib.resources however Engram was installed
+(issue 20 item 5). A missing or broken file is an error, not an empty lexicon: a detector
+that silently knows nothing would let sensitive facts through.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import sys
+from importlib import resources
 from pathlib import Path
 
-import engram
 from engram.engine.sensitivity import Lexicon
 from engram.model.errors import EngramError
 from engram.model.sensitivity import SensitiveCategory
@@ -27,15 +25,7 @@ class LexiconMissing(EngramError):
 
 
 def _places() -> list[Path]:
-    package = Path(engram.__file__).resolve().parent
-    places = []
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle is not None:
-        places.append(Path(bundle) / "resources" / _FILE)
-    places.append(package.parent.parent / "resources" / _FILE)
-    if len(package.parents) > 3:  # PREFIX/lib/pythonX.Y/site-packages/engram -> PREFIX/share
-        places.append(package.parents[3] / "share" / "engram-inspector" / _FILE)
-    return places
+    return [Path(str(resources.files("engram") / "data" / _FILE))]
 
 
 @functools.cache

@@ -34,12 +34,14 @@ Rules that keep it honest:
 from __future__ import annotations
 
 import contextlib
-import fcntl
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+import filelock
 
 from engram.store import owner_only
 from engram.store.checkpoint_format import (
@@ -284,7 +286,11 @@ class CheckpointFile:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the checkpoint's lock (across processes and threads; re-entrant per thread)."""
+        """Hold the checkpoint's lock (across processes and threads; re-entrant per thread).
+
+        The operating system's lock through `filelock` (flock here, LockFileEx on Windows):
+        each thread has its own descriptor, so threads of one process exclude each other too.
+        The lock file stays in place (waiters share its inode) and is owner-only."""
         if getattr(self._held, "depth", 0):
             self._held.depth += 1
             try:
@@ -293,17 +299,24 @@ class CheckpointFile:
                 self._held.depth -= 1
             return
         owner_only.make_folders(self.path.parent)
-        fd = owner_only.open_private(self.lock_path, os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with self._file_lock:
+            owner_only.tighten(self.lock_path)
             self._held.depth = 1
             try:
                 yield
             finally:
                 self._held.depth = 0
-                fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+
+    @functools.cached_property
+    def _file_lock(self) -> filelock.FileLock:
+        return filelock.FileLock(
+            self.lock_path,
+            mode=owner_only.FILE_MODE,
+            thread_local=True,
+            poll_interval=0.002,  # a writer holds it for one commit: milliseconds
+            fallback_to_soft=False,  # a lock file that a crash leaves would block every writer
+            preserve_lock_file=True,
+        )
 
     def tighten(self) -> None:
         """Owner-only: the checkpoint and the files beside it, where this user owns them."""

@@ -8,6 +8,8 @@
                        `changed` (at once when in view, else when its tab is shown).
     store_lock.py      unlock page, new store, recent stores, lock and idle lock; the only
                        controller that opens or closes a Store.
+    recent.py          File › Open recent (missing stores greyed out, tidy the list).
+    help.py            Help: the user guide shipped in the package, shortcuts, About.
     people.py          the people list (counts kept current) and opening a person.
     notes.py           the notes table, filters, time travel, detail, edit/scope/delete.
     timeline.py        the timeline tab.

@@ -1,10 +1,13 @@
-"""The Help menu: About (version, the open store, licences) and the keyboard shortcuts,
-listed from the window's own actions so the list cannot drift from what the keys do."""
+"""The Help menu: the user guide (shipped inside the package, opened by the desktop's own
+viewer), About (version, the open store, licences) and the keyboard shortcuts, listed from
+the window's own actions so the list cannot drift from what the keys do."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QUrl
+from PySide6.QtGui import QDesktopServices
 
+from engram.gui import resources
 from engram.gui.about import about_icon, about_text
 from engram.gui.controllers.hub import Hub
 from engram.store.location import describe
@@ -18,6 +21,21 @@ class HelpController(QObject):
         self.hub = hub
         hub.w.about_action.triggered.connect(self.about)
         hub.w.shortcuts_action.triggered.connect(self.shortcuts)
+        hub.w.user_guide_action.triggered.connect(self.user_guide)
+
+    def user_guide_url(self) -> QUrl:
+        """The file URL of the user guide inside the installed package."""
+        return QUrl.fromLocalFile(str(resources.user_guide()))
+
+    def user_guide(self) -> None:
+        """Help > User guide: the packaged guide in the desktop's viewer for it."""
+        try:
+            url = self.user_guide_url()
+        except resources.ResourcesMissing as error:
+            self.hub.fail(str(error))
+            return
+        if not QDesktopServices.openUrl(url):
+            self.hub.fail(f"No program here opens the user guide; it is at {url.toLocalFile()}.")
 
     def about(self) -> None:
         """Help > About: the version, the store that is open, the licences."""

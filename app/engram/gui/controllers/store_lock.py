@@ -86,6 +86,19 @@ class StoreLockController(QObject):
         value = self.settings.value("recent_stores", [])
         return [str(v) for v in (value if isinstance(value, list) else [value]) if v]
 
+    def set_recent_stores(self, paths: list[str]) -> None:
+        """Keep `paths` as the recent stores (newest first, at most RECENT_STORES)."""
+        self.settings.setValue("recent_stores", list(dict.fromkeys(paths))[:RECENT_STORES])
+        if self.hub.store is None:
+            self.w.unlock_page.set_recent(self.recent_stores(), None)
+
+    def choose(self, path: str) -> None:
+        """File › Open recent: the store on the unlock page, ready for its passphrase; the
+        open store locks first, since the other needs its own key."""
+        if self.hub.store is not None:
+            self.lock("Choose how to unlock the other store.")
+        self.w.unlock_page.set_recent(self.recent_stores(), path)  # focus: the passphrase
+
     def launch(self, path: str | None, passphrase: str | None = None) -> None:
         """What the window starts with (`engram desk [STORE]`, the desktop entry): the store
         named, ready for its passphrase (unlocked at once when one is given). A store that
@@ -261,8 +274,7 @@ class StoreLockController(QObject):
         if self.hub.store is not None:  # File > New store… while another was open
             self.lock("")
         path = store.url.removeprefix("sqlite:///")
-        recent = [path, *self.recent_stores()]
-        self.settings.setValue("recent_stores", list(dict.fromkeys(recent))[:RECENT_STORES])
+        self.set_recent_stores([path, *self.recent_stores()])
         # A store that cannot be written opened read-only: the window says so, above
         # everything and beside its name (issue 17 item 12).
         self.w.store_label.setText(f"{path} (read-only)" if store.read_only else path)
