@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from engram import __version__
 from engram.cli import (
+    backup_cmds,
     conversation_cmds,
     learning_cmds,
     mcp_cmds,
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.required = True
     store_cmds.register(commands)
     store_cmds.register_desk(commands)
+    backup_cmds.register(commands)
     note_cmds.register(commands)
     conversation_cmds.register(commands)
     learning_cmds.register(commands)

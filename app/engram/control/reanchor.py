@@ -23,8 +23,9 @@ from engram.store.verify import verify
 REANCHORED = "checkpoint-reanchored"
 
 
-def reanchor(store: Store, actor: str) -> dict[str, Any]:
-    """Vouch for the store as it is now: a new checkpoint, recorded in the signed record."""
+def reanchor(store: Store, actor: str, why: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Vouch for the store as it is now: a new checkpoint, recorded in the signed record
+    (with `why`, e.g. the backup a restore put back, beside who did it)."""
     checked = verify(store, against_checkpoint=False)
     if not checked.ok:
         raise NotAllowed(
@@ -43,7 +44,12 @@ def reanchor(store: Store, actor: str) -> dict[str, Any]:
             store,
             txn,
             actor,
-            {"kind": REANCHORED, "previous": before["state"], "previous_serial": before["serial"]},
+            {
+                **(why or {}),
+                "kind": REANCHORED,
+                "previous": before["state"],
+                "previous_serial": before["serial"],
+            },
         )
     heads = dict(checked.heads)
     heads[chain.ERASURE_CHAIN] = txn.heads[chain.ERASURE_CHAIN]
