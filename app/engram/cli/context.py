@@ -24,7 +24,26 @@ class CommandContext:
         return bool(getattr(self.args, "json", False))
 
     def passphrase(self) -> str | None:
-        """The passphrase from --passphrase-env VAR, or None to use the keyring."""
+        """The passphrase from --passphrase-env VAR, --passphrase-file FILE or
+        --passphrase-fd N (issue 20 item 7), or None to use the keyring."""
+        path = getattr(self.args, "passphrase_file", None)
+        if path:
+            try:
+                with open(path, encoding="utf-8") as source:
+                    return source.readline().rstrip("\r\n")
+            except OSError as error:
+                raise KeyUnavailable(
+                    f"--passphrase-file {path} cannot be read ({error.strerror})."
+                ) from error
+        descriptor = getattr(self.args, "passphrase_fd", None)
+        if descriptor is not None:
+            try:
+                with os.fdopen(descriptor, encoding="utf-8", closefd=False) as source:
+                    return source.readline().rstrip("\r\n")
+            except OSError as error:
+                raise KeyUnavailable(
+                    f"--passphrase-fd {descriptor} is not an open file descriptor."
+                ) from error
         variable = self.args.passphrase_env
         if not variable:
             return None

@@ -54,6 +54,19 @@ def _add_globals(parser: argparse.ArgumentParser, default: object = None) -> Non
         help="read the store passphrase from this environment variable instead of the keyring",
     )
     parser.add_argument(
+        "--passphrase-file",
+        metavar="FILE",
+        default=default,
+        help="read the store passphrase from the first line of this file (for scripts)",
+    )
+    parser.add_argument(
+        "--passphrase-fd",
+        metavar="N",
+        type=int,
+        default=default,
+        help="read the store passphrase from the first line of this open file descriptor",
+    )
+    parser.add_argument(
         "--actor",
         default=default,
         help="who is acting, recorded on every change (e.g. staff:dana); default: "
