@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engram.gui import resources
-from engram.gui.resources import APP_ID
+from engram.control import package_data as resources
+from engram.control.package_data import APP_ID
 from engram.model.errors import InvalidInput
 
 _SAFE = re.compile(r"[A-Za-z0-9_./+:@%,-]+")

@@ -75,7 +75,7 @@ def backup_store(
     if target.exists() and not replace:
         raise StoreExists(
             f"There is already a file at {target}; it was left unchanged — choose another "
-            "name, or ask to replace it (--replace)."
+            "name, or ask to replace it."
         )
     carried = target.with_name(target.name + ".checkpoint")
     with (
@@ -105,7 +105,7 @@ def backup_store(
         if problem is not None:
             raise NotAllowed(
                 f"The snapshot of the store did not pass SQLite's own check ({problem}), so "
-                "no backup was written; run 'engram verify' on the store."
+                "no backup was written; verify the store."
             )
         if replace:
             _drop_side_files(target)  # a -wal of the file replaced must not meet the new one
@@ -173,7 +173,7 @@ def restore_backup(
     if there and not replace:
         raise StoreExists(
             f"A store already exists at {target}; nothing was restored — restore to another "
-            "place, or ask to replace it (--replace)."
+            "place, or ask to replace it."
         )
     with snapshot.temporary_beside(target, "restoring") as copy:
         try:

@@ -24,12 +24,10 @@ import contextlib
 import os
 import pickle
 import queue
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
-import urllib.parse
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import IO, Any
@@ -40,6 +38,7 @@ from engram.model.errors import EngramError, KeyUnavailable
 from engram.model.progress import Progress
 from engram.store.checkpoint import Anchor
 from engram.store.keyring_access import KeyringAccess
+from engram.store.read_only_engine import engine_seeing_commits
 from engram.store.store import Store
 
 CHILD_FLAG = "--engram-verify"
@@ -236,30 +235,7 @@ class ShiftedClock(SystemClock):
 
 def _engine(request: Request) -> Any:
     """Read-only: `mode=ro` sees every commit the parent makes (unlike `immutable`)."""
-    from sqlalchemy import create_engine, event
-
-    from engram.store.dialect import BUSY_TIMEOUT_MS, make_engine, sqlite_path
-
-    path = sqlite_path(request.url)
-    if path is None or request.read_only:  # a server; or read-only media, as the parent
-        return make_engine(request.url, read_only=path is not None)
-    uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
-    engine = create_engine(
-        request.url,
-        creator=lambda: sqlite3.connect(
-            uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
-        ),
-    )
-
-    @event.listens_for(engine, "connect")
-    def _read_only(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.execute("PRAGMA query_only=ON")
-
-    @event.listens_for(engine, "begin")
-    def _begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN DEFERRED")
-
-    return engine
+    return engine_seeing_commits(request.url, request.read_only)
 
 
 def child_main(source: IO[bytes] | None = None, sink: IO[bytes] | None = None) -> int:
