@@ -55,3 +55,36 @@ def test_issue17_item8_the_reports_integrity_check_runs_in_a_child_process(
         line for block in report.section("integrity").blocks for line in block.lines
     )
     assert f"all {expected.entries:,} entries" in integrity
+
+
+def test_issue17_item8_the_whole_report_is_made_in_a_child_not_in_this_process(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Gathering 100,000 notes into blocks on a worker thread held the window for 70–150 ms
+    at a time: the report is built, checked and printed by a child, and this process only
+    writes the bytes it sends (and signs them)."""
+    from engram.control import access_report, access_report_file
+    from engram.control.report_signature import check_report
+
+    location = tmp_path / "demo.engram"
+    build_demo(str(location), passphrase=PASSPHRASE, kdf=crypto.FAST_KDF_FOR_TESTS)
+
+    def not_here(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("the report was built in the window's process")
+
+    monkeypatch.setattr(access_report, "build_report", not_here)
+    monkeypatch.setattr(access_report_file, "build_report", not_here, raising=False)
+    store = Store.open(str(location), passphrase=PASSPHRASE)
+    STARTED.clear()
+    WATCHING[0] = True
+    try:
+        written = access_report_file.save_access_report(
+            PersonSession.open(store, MAYA, "staff:dana"), str(tmp_path / "maya.pdf")
+        )
+    finally:
+        WATCHING[0] = False
+    assert written is not None
+    assert [s for s in STARTED if "engram.gui.report_printer" in s]
+    check = check_report(written.read_bytes(), store.info.id, store.info.verify_key)
+    store.close()
+    assert check.ok, check.sentence

@@ -1,5 +1,5 @@
-"""Writing a person's access report to a file: build it (control.access_report), print it
-in a child process (control.report_printing) straight into the file, signing every byte
+"""Writing a person's access report to a file: made and printed in a child process
+(control.report_printing) and written straight into the file, signing every byte
 with the store's key as it passes (control.report_signature), owner-only, and record it in
 the person's audit log.
 The inspector runs this in the background; `engram report` runs it in the foreground.
@@ -7,39 +7,16 @@ The inspector runs this in the background; `engram report` runs it in the foregr
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
-from engram.control.access_report import ReportCancelled, build_report
+from engram.control.access_report import ReportCancelled
 from engram.control.export_record import publish_recorded
 from engram.control.private_file import PrivateFile
-from engram.control.report_document import ReportDocument
-from engram.control.report_printing import print_report
+from engram.control.report_printing import print_access_report
 from engram.control.report_signature import content_hasher, signature_block
 from engram.control.session import PersonSession
 from engram.model.progress import Progress
-from engram.model.release import let_go
-
-FULL_COLLECTIONS_NEVER = 1 << 30  # a full-collection threshold no report reaches
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector's full passes from running while a report is
-    built: on 100,000 notes each walks the report's objects holding the interpreter — and
-    so the inspector's window — for a second at a time. The young generations still run:
-    switching the collector off altogether left millions of objects to the first young
-    collection after the report, a 2 s stop of every thread (issue 17 item 8). The full
-    threshold is restored afterwards."""
-    young, middle, full = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_COLLECTIONS_NEVER)
-    try:
-        yield
-    finally:
-        young, middle, _held = gc.get_threshold()
-        gc.set_threshold(young, middle, full)
 
 
 def write_signed_report(
@@ -48,42 +25,18 @@ def write_signed_report(
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> None:
-    """Build, print and sign the report, handing the file's bytes to `write` a chunk at a
-    time: the PDF as the printing child sends it, hashed as it passes, then the signature
-    block. No copy of the whole file is ever made (issue 17 item 8)."""
-    report = build_report(session, None, _share(progress, 0), cancelled)
+    """Make, print and sign the report, handing the file's bytes to `write` a chunk at a
+    time: the PDF as the child that makes it sends it (control/report_printing.py), hashed
+    as it passes, then the signature block. No copy of the whole file is ever made, and
+    nothing of the report is built in this process (issue 17 item 8)."""
     hasher = content_hasher()
 
     def sink(chunk: bytes) -> None:
         write(chunk)
         hasher.update(chunk)
 
-    try:
-        print_report(report, sink, _share(progress, 1), cancelled)
-    finally:
-        _let_go_of(report)  # before the collector comes back, and a piece at a time
+    print_access_report(session, sink, progress, cancelled)
     write(signature_block(hasher.digest(), session.store.info.id, session.store.signer))
-
-
-def _let_go_of(report: ReportDocument) -> None:
-    """Free a printed report section by section, its blocks a piece at a time: a
-    100,000-note report freed at once keeps the interpreter (and the window) for a third
-    of a second (issue 17 item 8)."""
-    while report.sections:
-        blocks = list(report.sections.pop().blocks)
-        let_go(blocks)
-
-
-def _share(progress: Progress | None, phase: int) -> Progress | None:
-    """One phase's progress (0: gathering and checking, 1: printing) as half of all."""
-    if progress is None:
-        return None
-    report = progress
-
-    def scaled(done: int, total: int) -> None:
-        report((phase * 1000 + (1000 * done) // max(total, 1)) // 2, 1000)
-
-    return scaled
 
 
 def save_access_report(
@@ -97,11 +50,10 @@ def save_access_report(
     says stop (a lock came meanwhile)."""
     stop = cancelled or (lambda: False)
     with PrivateFile(path, "access report") as file:
-        with collector_paused():
-            try:
-                write_signed_report(session, file.write, progress, stop)
-            except ReportCancelled:
-                return None  # the temporary file goes with the block: nothing written
+        try:
+            write_signed_report(session, file.write, progress, stop)
+        except ReportCancelled:
+            return None  # the temporary file goes with the block: nothing written
         if stop():
             return None
         file.finish()

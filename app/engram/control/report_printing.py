@@ -1,17 +1,16 @@
-"""Printing the access report in a child process, so the inspector's window never waits
-(the parent's side; the child, which needs Qt, is gui/report_printer.py).
+"""The access report made in a child process, so the inspector's window never waits (the
+parent's side; the child, which needs Qt to print, is gui/report_printer.py).
 
-Qt's text layout holds the interpreter lock for the whole of each call, and a worker
-thread descheduled while holding it (two busy cores are enough) leaves the UI thread
-waiting. On 100,000 notes printing is five sixths of the report's time, so it happens in a
-child: this process streams the report's sections and blocks down a pipe (pickled a
-hundred blocks at a time, so no single call is long), the child prints each as it arrives
-(gui/access_report.PdfPrinter) and answers with the PDF's bytes. The pipe's back-pressure
-keeps the two in step, so blocks sent is the printing's progress. The answer is read a
-megabyte at a time and handed to a sink (the file being written, and its digest), never
-held whole: an 81 MB PDF joined, copied or hashed in one piece held the interpreter, and
-so the window, for a quarter of a second (issue 17 item 8). Nothing else touches the
-disk: the report's plaintext stays in the two processes' memory and the file written.
+On 100,000 notes the report gathers and lays out hundreds of thousands of objects. Done
+on a worker thread of the window's process, that work held the interpreter lock in
+pieces (Qt's text layout holds it for the whole of each call, and a pickled batch or a
+page of rows does too), and every piece was a moment the UI thread could not run: blocks
+of 70–150 ms while the report was written (issue 17 item 8). So the whole report is made
+by a child: it opens the store read-only as verify's child does (control/store_child.py),
+builds the report (control/access_report.build_report, verify included), prints it
+(gui/access_report.PdfPrinter) and sends the PDF's bytes up a chunk at a time; this
+process only hands each chunk to a sink (the file being written, and its digest), so the
+plaintext stays in the two processes' memory and the file written.
 
 A frozen bundle's executable becomes the child when started with CHILD_FLAG
 (packaging/engram_entry.py), as the erasure's file scan does.
@@ -19,120 +18,81 @@ A frozen bundle's executable becomes the child when started with CHILD_FLAG
 
 from __future__ import annotations
 
-import contextlib
-import os
-import pickle
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
-from typing import IO
+from dataclasses import dataclass
+from typing import Any
 
+from engram.control import store_child
 from engram.control.access_report import ReportCancelled
-from engram.control.report_document import ReportDocument, Section
+from engram.control.session import PersonSession
 from engram.model.errors import EngramError
 from engram.model.progress import Progress
+from engram.store.child_process import child_command
 
 CHILD_FLAG = "--engram-print-report"
-BATCH = 100  # blocks per message down the pipe: a millisecond or two to pickle
-CHUNK = 1 << 20  # bytes of the PDF read from the child at a time
+CHUNK = 1 << 20  # bytes of the PDF sent up by the child at a time
 PDF_MAGIC = b"%PDF"
 
 
 class PrintFailed(EngramError):
-    """The child that prints the report stopped without a PDF."""
+    """The child that makes the report stopped without a PDF."""
 
 
-def _command() -> list[str]:
-    if getattr(sys, "frozen", False):
-        return [sys.executable, CHILD_FLAG]
-    # By module name, not by import: this layer knows no Qt; the child is the GUI's.
-    return [sys.executable, "-m", "engram.gui.report_printer"]
+@dataclass(frozen=True, slots=True)
+class ReportJob:
+    """What the child makes: whose report, for which actor, sent in chunks of what size."""
+
+    person: str
+    actor: str
+    chunk: int
 
 
-def print_report(
-    report: ReportDocument,
+def phase_progress(progress: Progress | None, phase: int) -> Progress | None:
+    """One phase's progress (0: gathering and checking, 1: printing) as half of all."""
+    if progress is None:
+        return None
+    report = progress
+
+    def scaled(done: int, total: int) -> None:
+        report((phase * 1000 + (1000 * done) // max(total, 1)) // 2, 1000)
+
+    return scaled
+
+
+def print_access_report(
+    session: PersonSession,
     sink: Callable[[bytes], None],
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> int:
-    """Print the report's PDF in a child process, handing its bytes to `sink` a chunk at a
-    time as they come; returns how many there were. ReportCancelled (the child killed)
-    when `cancelled` says stop; PrintFailed when the child fails (the sink may have had
-    part of it: the caller throws that away)."""
-    stop = cancelled or (lambda: False)
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}  # the child shows nothing
-    with tempfile.TemporaryFile() as errors:
-        child = subprocess.Popen(
-            _command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, env=env
+    """Make the session's person's access report in a child process, handing the PDF's
+    bytes to `sink` a chunk at a time as they come; returns how many there were.
+    ReportCancelled (the child killed) when `cancelled` says stop; PrintFailed when the
+    child fails (the sink may have had part of it: the caller throws that away)."""
+    written = [0]
+
+    def handle(kind: str, value: Any) -> None:
+        if kind != "pdf":
+            return
+        if written[0] == 0 and not value.startswith(PDF_MAGIC):
+            raise PrintFailed("The access report could not be printed; nothing was written.")
+        sink(value)  # each chunk's write and hash let go of the interpreter
+        written[0] += len(value)
+
+    try:
+        store_child.run_child(
+            session.store,
+            child_command("engram.gui.report_printer", CHILD_FLAG),
+            ReportJob(str(session.person), session.actor, CHUNK),
+            handle,
+            what="The access report",
+            failure=PrintFailed,
+            progress=progress,
+            cancelled=cancelled,
+            env={"QT_QPA_PLATFORM": "offscreen"},  # the child shows nothing
         )
-        assert child.stdin is not None and child.stdout is not None
-        written = 0
-        try:
-            _send(report, child.stdin, progress, stop)
-            child.stdin.close()
-            written = _receive(child.stdout, sink, stop)
-            code = child.wait()
-        except (BrokenPipeError, ReportCancelled) as error:
-            child.kill()
-            child.wait()
-            if isinstance(error, ReportCancelled):
-                raise
-            code = child.returncode
-        finally:
-            with contextlib.suppress(OSError):
-                child.stdout.close()
-        if code != 0 or written <= len(PDF_MAGIC):
-            errors.seek(0)
-            said = errors.read().decode("utf-8", "replace").strip().splitlines()
-            raise PrintFailed(
-                f"The access report could not be printed (the printing process stopped"
-                f"{': ' + said[-1] if said else f' with code {code}'}); nothing was written."
-            )
-    return written
-
-
-def _receive(out: IO[bytes], sink: Callable[[bytes], None], stop: Callable[[], bool]) -> int:
-    """The child's PDF, a chunk at a time into `sink`; 0 when it is no PDF at all."""
-    read = getattr(out, "read1", out.read)
-    first = read(CHUNK)
-    if not first.startswith(PDF_MAGIC):
-        out.read()  # whatever it said instead: drained, so it can exit
-        return 0
-    written = 0
-    chunk = first
-    while chunk:
-        sink(chunk)  # each chunk's write and hash let go of the interpreter
-        written += len(chunk)
-        if stop():
-            raise ReportCancelled
-        chunk = read(CHUNK)
-    return written
-
-
-def _send(
-    report: ReportDocument, out: IO[bytes], progress: Progress | None, stop: Callable[[], bool]
-) -> None:
-    total, done = report.block_count(), 0
-
-    def send(message: tuple[str, object]) -> None:
-        # One pickle per message, each with its own memo: memory stays flat, and a
-        # message never refers back into another. Pickled first, then written: the write
-        # waits on the child without holding the interpreter (pickle.dump straight into
-        # the pipe was seen holding it for over 50 ms).
-        out.write(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-
-    send(("report", report.title))
-    for section in report.sections:
-        send(("section", Section(section.title, (), section.intro, section.new_page, section.key)))
-        done += 1
-        for start in range(0, len(section.blocks), BATCH):
-            if stop():
-                raise ReportCancelled
-            batch = section.blocks[start : start + BATCH]
-            send(("blocks", batch))
-            done += len(batch)
-            if progress is not None:
-                progress(done, total)
-    send(("end", None))
-    out.flush()
+    except store_child.ChildStopped:
+        raise ReportCancelled from None
+    if written[0] <= len(PDF_MAGIC):
+        raise PrintFailed("The access report could not be printed; nothing was written.")
+    return written[0]

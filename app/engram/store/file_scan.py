@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from engram.model.progress import Progress
+from engram.store import child_process
 
 WINDOW = 24
 STRIDE = 8
@@ -57,9 +58,7 @@ def store_files(path: Path) -> list[Path]:
 
 def child_command() -> list[str]:
     """How to start the child: this interpreter with the module, or the frozen bundle."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, CHILD_FLAG]
-    return [sys.executable, "-m", "engram.store.file_scan"]
+    return child_process.child_command("engram.store.file_scan", CHILD_FLAG)
 
 
 def unscanned(note: str | None = None, error: str | None = None) -> dict[str, Any]:
@@ -206,8 +205,7 @@ def child_main(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) ->
 
 def run_child(argv: list[str]) -> None:
     """The frozen bundle's hook: be the child when started with CHILD_FLAG."""
-    if argv[1:2] == [CHILD_FLAG]:
-        sys.exit(child_main())
+    child_process.become_child(argv, CHILD_FLAG, child_main)
 
 
 if __name__ == "__main__":
