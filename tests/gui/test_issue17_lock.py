@@ -83,6 +83,9 @@ def test_issue17_item5_lock_closes_the_save_dialog_opened_from_the_erasure_repor
     assert list(home.rglob("*.txt")) == []
     assert window.stack.currentWidget() is window.unlock_page
     assert inspector.controller.store is None and inspector.controller.session is None
+    if route != "ctrl+q":  # the window is in front again, the passphrase field ready
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=SIGNAL_TIMEOUT)
+        assert QApplication.focusWidget() is window.unlock_page.passphrase
 
 
 def test_issue17_item5_a_report_that_cannot_be_saved_says_so_in_one_sentence(

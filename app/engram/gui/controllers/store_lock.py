@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtWidgets import QApplication
 
 from engram.control.demo import DEMO_PASSPHRASE, build_demo
 from engram.gui.controllers.hub import Hub
@@ -315,6 +316,10 @@ class StoreLockController(QObject):
     def lock(self, message: str = "Locked.") -> None:
         """Drop every decrypted thing and the key; the unlock page asks again."""
         hub = self.hub
+        # Was this application the one in front (a dialog of ours, say)? Then the window
+        # takes the focus back once its dialogs are gone: closing nested dialogs left a
+        # window manager with nothing active, and what was typed next went nowhere.
+        in_front = QApplication.activeWindow() is not None
         hub.prompts.close_all()  # no dialog stays above the unlock page, nor acts later
         self.idle.disarm()
         self.release_hook.watch(None)
@@ -335,6 +340,9 @@ class StoreLockController(QObject):
         w.show_inspector(False)
         w.unlock_page.set_recent(self.recent_stores(), None)
         w.unlock_page.reset(message)
+        if in_front:
+            w.raise_()
+            w.activateWindow()  # the passphrase field has the focus (reset)
         self.probe.check()  # a keyring may have come or gone meanwhile
         self.locked.emit()
 
