@@ -146,3 +146,23 @@ def test_issue20_item9_run_packages_hold_every_library_the_x11_window_links() ->
                     unlisted.add(owner)
     assert missing == [], "bash packaging/bootstrap.sh --for run leaves these out"
     assert unlisted == set(), "bootstrap.sh's run_packages should name these"
+
+
+def test_issue20_item9_the_command_is_absolute_however_engram_was_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "engram"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setattr(sys, "argv", ["engram", "desk"])  # found on PATH, by its bare name
+    assert no_display.engram_command() == [str(script)]
+    monkeypatch.chdir(folder)
+    monkeypatch.setattr(sys, "argv", ["./engram", "desk"])  # relative to where it ran
+    assert no_display.engram_command() == [str(script)]
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / "x" / "__main__.py"), "desk"])  # -m
+    command = no_display.engram_command()
+    assert all(Path(word).is_absolute() for word in command[:1])
+    assert command[-2:] == ["-m", "engram"] or Path(command[0]).name == "engram"

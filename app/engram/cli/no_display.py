@@ -35,13 +35,14 @@ def has_display(environ: dict[str, str] | None = None) -> bool:
 
 def engram_command() -> list[str]:
     """The absolute command that runs this same `engram` (whatever PATH holds)."""
-    if getattr(sys, "frozen", False):  # the PyInstaller bundle: its own executable
-        return [str(Path(sys.executable).resolve())]
     launched = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if launched is not None and launched.name != "__main__.py":
+        # As it was started: the venv's script, or /usr/bin/engram (a link, kept as such).
         found = shutil.which(str(launched)) if launched.parent == Path() else str(launched)
         if found and Path(found).is_file():
             return [str(Path(found).absolute())]
+    if getattr(sys, "frozen", False):  # the PyInstaller bundle: its own executable
+        return [str(Path(sys.executable).absolute())]
     beside = Path(sys.executable).parent / "engram"  # the venv's own script
     if beside.is_file():
         return [str(beside.absolute())]
