@@ -130,6 +130,8 @@ class BackupController(QObject):
         if not chosen:
             return
         folder = stores_folder()
+        if not folder.is_dir():  # no store was ever made here: somewhere that exists
+            folder = Path(documents_folder())
         suggested = str(folder / f"{Path(chosen).stem}-restored.engram")
         target = self.hub.ask(lambda p: p.restore_target(suggested), "nothing was restored.")
         if not target:
