@@ -31,8 +31,16 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
 fi
 
 # --- system packages -------------------------------------------------------------------
-# Running: the libraries Qt's xcb/Wayland platforms load.
-run_packages=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
+# Running: the libraries Qt's xcb/Wayland platforms load. The X11 window (Qt 6.5 and later)
+# needs the xcb libraries below: `ldd` on PySide6's plugins/platforms/libqxcb.so,
+# lib/libQt6XcbQpa.so.6 and plugins/xcbglintegrations/*.so names each one
+# (tests/integration/test_issue20_item9_no_display.py checks none is missing).
+run_packages=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0
+              libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4
+              libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render0 libxcb-render-util0
+              libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 libxcb-xkb1
+              libxkbcommon-x11-0 libwayland-client0 libwayland-cursor0 libwayland-egl1
+              fonts-dejavu-core)
 # Testing only: the PostgreSQL server the integration tests start a throwaway cluster of,
 # the validators the desktop-entry and AppStream tests run, and poppler's pdftotext and
 # pdftoppm, which read back the access report the inspector writes.
@@ -40,9 +48,8 @@ test_packages=(postgresql desktop-file-utils appstream poppler-utils)
 # ... and a real Secret Service (gnome-keyring) on a private D-Bus session bus, so the
 # keyring path is tested for real (tests/secret_service.py, test_real_keyring.py).
 test_packages+=(gnome-keyring dbus-daemon dbus-bin)
-# Screenshots only (ENGRAM_WITH_XVFB=1): a virtual display and the xcb platform's libraries.
-xvfb_packages=(xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0
-               libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 fonts-dejavu-core)
+# Screenshots only (ENGRAM_WITH_XVFB=1): a virtual display (the xcb libraries are run's).
+xvfb_packages=(xvfb xauth)
 
 case "$purpose" in
   run) packages=("${run_packages[@]}"); extra="" ;;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Open the Engram inspector on the demo store, building the store on first run.
-# Without a display, `engram desk` says how to run it under xvfb-run and what the CLI offers.
+# Without a display, `engram desk` exits 4 (its own code): it prints the full command that opens
+# the window where a display is, and what the command line offers here.
 # The demo store is public sample data, so its passphrase is simply "demo".
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,8 +15,8 @@ if [ ! -f "$store" ]; then
 fi
 status=0
 "${engram[@]}" --actor staff:demo desk "$store" --person maya || status=$?
-if [ "$status" = 2 ]; then
-  # No display: the inspector said how to run it; show what the store holds meanwhile.
+if [ "$status" = 4 ]; then
+  # No display: the inspector said so and what to run; show what the store holds meanwhile.
   echo
   echo "People in $store:"
   "${engram[@]}" persons

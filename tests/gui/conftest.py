@@ -53,6 +53,9 @@ class FakePrompts:
     person: str | None = None
     note: NoteToAdd | None = None
     sources: list[SourceChoice] = field(default_factory=list)
+    backup: str | None = None  # File › Restore from backup…: the backup chosen
+    restore_to: str | None = None  # ... where it goes
+    backup_secret: str | None = None  # ... and the passphrase typed for it
 
     def edit_text(self, current: str) -> str | None:
         self.asked.append(("edit_text", current))
@@ -87,6 +90,18 @@ class FakePrompts:
     def open_path(self, folder: str = "") -> str | None:
         self.asked.append(("open_path", folder))
         return self.path
+
+    def backup_file(self, folder: str) -> str | None:
+        self.asked.append(("backup_file", folder))
+        return self.backup
+
+    def restore_target(self, suggested: str) -> str | None:
+        self.asked.append(("restore_target", suggested))
+        return self.restore_to
+
+    def backup_passphrase(self, backup: str) -> str | None:
+        self.asked.append(("backup_passphrase", backup))
+        return self.backup_secret
 
     def show_turn_sight(self, sight: Any) -> str | None:
         self.asked.append(("show_turn_sight", sight))

@@ -23,8 +23,9 @@ from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector
 
 PACKAGE = Path(engram.__file__).parent
 BELOW_THE_WINDOW = ("control", "runtime", "store", "model", "engine")
-# Printed to the terminal by `engram desk` when there is no display, never in a window.
-TERMINAL_ONLY = {("gui/app.py", "NO_DISPLAY")}
+# Printed to the terminal only, never in a window (none left: `engram desk` without a display
+# speaks from cli/no_display.py).
+TERMINAL_ONLY: set[tuple[str, str]] = set()
 COMMAND_LINE = re.compile(r"(?<![\w-])--[a-z]|\bengram (?!store|inspector)[a-z][a-z-]*\b")
 
 

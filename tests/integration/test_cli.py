@@ -270,8 +270,8 @@ def test_desk_without_a_display_says_what_to_do_instead(tmp_path: Path) -> None:
         env=env,
         timeout=60,
     )
-    assert done.returncode == 2
-    assert "xvfb-run" in done.stderr and "engram notes list" in done.stderr
+    assert done.returncode == 4  # its own code (issue 20 item 9), not a usage mistake's 2
+    assert "$E notes list" in done.stderr and "xvfb-run -a engram" not in done.stderr
     assert "Traceback" not in done.stderr
 
 

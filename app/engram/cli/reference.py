@@ -24,7 +24,9 @@ Every command reads the store given by `--store` (a path or an SQLAlchemy URL), 
 `ENGRAM_STORE`, or the default store in the user data folder. Errors are one sentence on
 stderr, with `{"error": …}` on stdout under `--json`, and a non-zero exit: 1 for an
 error, 2 for a usage mistake, 3 when `verify` finds the store not intact or an erasure
-did not fully hold (`person erase`: committed, but its report's `verdict` says why). Long
+did not fully hold (`person erase`: committed, but its report's `verdict` says why), 4 when
+`desk` finds no display to open its window on (it prints the full command that opens it
+where there is one, and the commands that show the same here), 130 when interrupted. Long
 commands (`verify`, `import`, `learn`, `maintain`, `person erase`, `export --output`) draw a
 progress bar on stderr when both stdout and stderr are a terminal and `--json` is not given.
 """

@@ -5,9 +5,17 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from engram.cli import no_display
 from engram.cli.argument_help import PERSON
 from engram.cli.context import CommandContext
-from engram.cli.output import add_json_flag, emit_json, emit_line, emit_table, emit_warning
+from engram.cli.output import (
+    add_json_flag,
+    emit_error,
+    emit_json,
+    emit_line,
+    emit_table,
+    emit_warning,
+)
 from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons, reanchor
 from engram.control.private_file import NOT_ENCRYPTED
@@ -299,13 +307,16 @@ def _desktop_entry(ctx: CommandContext) -> int:
 def cmd_desk(ctx: CommandContext) -> int:
     if ctx.args.install_desktop_entry or ctx.args.uninstall_desktop_entry:
         return _desktop_entry(ctx)
-    from engram.gui.app import run  # Qt loads only for the inspector
-
     store = ctx.args.desk_store or ctx.args.store
     if store is None:
         from engram.store.location import default_store_path
 
         store = str(default_store_path())
+    if not no_display.has_display():  # before any passphrase is asked for, and before Qt
+        emit_error(no_display.message(ctx.args, store), ctx.as_json)
+        return no_display.EXIT_NO_DISPLAY
+    from engram.gui.app import run  # Qt loads only for the inspector
+
     return run(store, ctx.passphrase(), ctx.args.actor, ctx.args.person)
 
 

@@ -1,8 +1,7 @@
-"""`engram desk`: start the inspector (or say how, when there is no display)."""
+"""`engram desk`: start the inspector (cli/no_display.py speaks when there is no display)."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 from PySide6.QtCore import QCoreApplication, QSettings
@@ -16,23 +15,9 @@ from engram.gui.single_instance import StoreWindowServer, ask_to_raise
 from engram.gui.theme import apply_theme
 
 JOBS_STOP_MS = 3000  # how long quitting waits for dropped jobs to stop
-NO_DISPLAY = (
-    "There is no display here, so the inspector cannot open a window. Run it under a "
-    "virtual display with 'xvfb-run -a engram desk STORE', or use the command line instead: "
-    "'engram persons', 'engram notes list --person P --all', 'engram notes show NOTE "
-    "--person P', 'engram assemble --person P --conversation C', 'engram audit --person P' "
-    "and 'engram verify' show everything the inspector shows."
-)
 
 
 _ALREADY_OPEN = "Engram Inspector already has {store} open; its window was brought to the front.\n"
-
-
-def has_display() -> bool:
-    """Whether Qt has somewhere to draw (a display, Wayland, or an explicit platform)."""
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
 
 
 def build(actor: str | None = None) -> tuple[QApplication, MainWindow, InspectorController]:
@@ -63,9 +48,6 @@ def run(
     person: str | None = None,
 ) -> int:
     """Open the window; with a passphrase it unlocks straight away (at `person`, if given)."""
-    if not has_display():
-        sys.stderr.write(NO_DISPLAY + "\n")
-        return 2
     QApplication.instance() or QApplication(sys.argv[:1])
     if store and ask_to_raise(store):
         sys.stdout.write(_ALREADY_OPEN.format(store=store))

@@ -11,6 +11,7 @@ from engram.gui.candidates_panel import COLUMNS as CANDIDATE_COLUMNS
 from engram.gui.controllers.adding import AddingController
 from engram.gui.controllers.audience import AudienceController
 from engram.gui.controllers.audit import AuditController
+from engram.gui.controllers.backup import BackupController
 from engram.gui.controllers.candidates import CandidatesController
 from engram.gui.controllers.conversations import ConversationsController
 from engram.gui.controllers.help import HelpController
@@ -89,6 +90,7 @@ class InspectorController(QObject):
         self.undo = UndoController(hub, self.notes)
         self.adding = AddingController(hub)
         self.help = HelpController(hub)
+        self.backup = BackupController(hub, self.store_lock)
         self._link_panels()
         self._choose_columns(settings)
         for name, signal in (

@@ -206,6 +206,8 @@ class MainWindow(QMainWindow):
         self.lock_action = self._action("&Lock", "Ctrl+L")
         self.export_action = self._action("&Export person…", "Ctrl+E")
         self.report_action = self._action("Save access &report…", "Ctrl+Shift+R")
+        self.backup_action = self._action("&Back up…", None)  # issue 21 item 1
+        self.restore_action = self._action("Restore from bac&kup…", None)
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
         # Spelled out: the platform's Quit binding is empty on Windows and offscreen, and
         # Ctrl+Q must quit (locking first) from anywhere, every dialog included.
@@ -238,6 +240,9 @@ class MainWindow(QMainWindow):
                     self.lock_action,
                     self.export_action,
                     self.report_action,
+                    None,
+                    self.backup_action,
+                    self.restore_action,
                     None,
                     self.quit_action,
                 ],

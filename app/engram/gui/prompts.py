@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QWidget,
 )
@@ -46,7 +47,7 @@ from engram.gui.turn_sight_dialog import TurnSightDialog
 from engram.model.scope import Scope
 
 T = TypeVar("T")
-FILE_TYPES = {"json": "JSON", "pdf": "PDF documents", "txt": "Text"}
+FILE_TYPES = {"json": "JSON", "pdf": "PDF documents", "txt": "Text", "engram": "Engram stores"}
 STORE_FILTER = "Engram stores (*.engram);;All files (*)"
 
 
@@ -65,6 +66,9 @@ class PromptHost(Protocol):
     def save_path(self, suggested: str, caption: str) -> str | None: ...
     def show_turn_sight(self, sight: TurnSight) -> str | None: ...
     def open_path(self, folder: str = "") -> str | None: ...
+    def backup_file(self, folder: str) -> str | None: ...
+    def restore_target(self, suggested: str) -> str | None: ...
+    def backup_passphrase(self, backup: str) -> str | None: ...
     def new_store_path(self, folder: str) -> str | None: ...
     def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None: ...
     def question(self, title: str, text: str, yes: str) -> bool: ...
@@ -193,6 +197,36 @@ class Prompts:
         )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
+
+    def backup_file(self, folder: str) -> str | None:
+        """File › Restore from backup…: which backup to put back (starting in `folder`)."""
+        dialog = QFileDialog(self._top(), "Restore from backup: choose the backup", folder)
+        dialog.setNameFilter(STORE_FILTER)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
+
+    def restore_target(self, suggested: str) -> str | None:
+        """Where the restored store goes (`suggested`: a path in the stores folder). A file
+        already there is not replaced by the dialog: the window asks about it itself."""
+        dialog = QFileDialog(self._top(), "Restore the backup as", suggested, STORE_FILTER)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setOption(QFileDialog.Option.DontConfirmOverwrite)
+        dialog.setDefaultSuffix("engram")
+        return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
+
+    def backup_passphrase(self, backup: str) -> str | None:
+        """The passphrase the backup opens with ('' for the key remembered here)."""
+        dialog = QInputDialog(self._top())
+        dialog.setWindowTitle("Restore from backup")
+        dialog.setLabelText(
+            f"{Path(backup).name} opens with the passphrase of the store it was taken from; "
+            "it is checked before anything is put back.\n\nLeave it empty to use the key "
+            "remembered on this computer.\nPassphrase:"
+        )
+        dialog.setInputMode(QInputDialog.InputMode.TextInput)
+        dialog.setTextEchoMode(QLineEdit.EchoMode.Password)
+        return self._ask(dialog, dialog.textValue)
 
     def show_turn_sight(self, sight: TurnSight) -> str | None:
         """Show what a turn got from memory; the id of a note the person chose to see."""
