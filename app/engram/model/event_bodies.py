@@ -46,6 +46,7 @@ from engram.model.record_bodies import (
     PlacedNote,
     ProfileRebuilt,
 )
+from engram.model.review_bodies import ReviewCopyMade, ReviewImported
 
 __all__ = [
     "BODY_CLASSES",
@@ -73,6 +74,8 @@ __all__ = [
     "Reopened",
     "Restated",
     "Retired",
+    "ReviewCopyMade",
+    "ReviewImported",
     "ScopeChanged",
     "Undone",
     "body_as",
@@ -102,6 +105,8 @@ BODY_CLASSES: dict[EventType, type[EventBody]] = {
     EventType.REOPENED: Reopened,
     EventType.UNDONE: Undone,
     EventType.EXPORTED: Exported,
+    EventType.REVIEW_COPY_MADE: ReviewCopyMade,
+    EventType.REVIEW_IMPORTED: ReviewImported,
 }
 
 B = TypeVar("B", bound=EventBody)
