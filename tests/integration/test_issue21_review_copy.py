@@ -188,6 +188,10 @@ def test_issue21_item3_a_review_copy_says_whose_it_is_and_decisions_carry_the_re
     assert said.out.startswith(f"This is a review copy of {ANA}'s memory, taken from store ")
     assert made["source"] in said.out and made["taken_at"][:10] in said.out
     assert cli("review", "info").out.strip() == "This store is not a review copy."
+    # Where a store is looked over, a review copy says so too; any other store does not.
+    for command in ("verify", "persons"):
+        assert f"review copy: This is a review copy of {ANA}'s" in review(command).out
+        assert "review copy" not in cli(command).out
     # The window's banner reads the same record through control (no CLI words in it).
     copy = Store.open(str(review.path), passphrase=REVIEW_PASS)
     try:

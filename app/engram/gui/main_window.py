@@ -33,6 +33,7 @@ from engram.gui.notes_model import (
     NotesTableModel,
     watch_visible_rows,
 )
+from engram.gui.review_banner import ReviewCopyBanner
 from engram.gui.timeline_view import TimelineLegend, TimelineView
 from engram.gui.unlock_page import UnlockPage
 from engram.gui.widgets import (
@@ -74,6 +75,8 @@ class MainWindow(QMainWindow):
         # Above everything while the store is open read-only (issue 17 item 12).
         self.read_only_banner = ReadOnlyBanner()
         layout.addWidget(self.read_only_banner)
+        self.review_banner = ReviewCopyBanner()  # a review copy says so (issue 21 item 3)
+        layout.addWidget(self.review_banner)
         split = QSplitter(Qt.Orientation.Horizontal)
         people = QWidget()
         people_layout = QVBoxLayout(people)
