@@ -40,6 +40,7 @@ from engram.model.event_bodies import (
 )
 from engram.model.events import Event, EventType, NewEvent
 from engram.model.ids import ConversationId, PersonId
+from engram.model.progress import Progress
 from engram.store import conversation_log, crypto, journal, people
 from engram.store.crypto import KdfParams
 from engram.store.store import Store
@@ -131,9 +132,11 @@ def export_review_copy(
     passphrase: str,
     *,
     kdf: KdfParams | None = None,
+    progress: Progress | None = None,
 ) -> ReviewCopyWritten:
     """Write a review copy of the session's person to `destination` (a new file), sealed
-    under `passphrase`, and record it in the person's audit log."""
+    under `passphrase`, and record it in the person's audit log. `progress` hears (entries
+    and events copied, of how many)."""
     ensure_recordable(session)
     if not passphrase:
         raise InvalidInput(
@@ -161,10 +164,12 @@ def export_review_copy(
             clock.set(first.at)
             with copy.write() as txn:
                 journal.ensure_person(copy, txn, person, actor=first.actor)
-            left_out = _copy_conversations(live, conn, copy, clock, person, conversations)
+            entries = _entries_in_order(conn, conversations)
+            steps = _Steps(len(entries) + head[0], progress)
+            left_out = _copy_conversations(live, conn, copy, clock, person, entries, steps)
             shared = {c.id for c in conversations if set(c.participants) - {person}}
             held = {c.id for c in conversations}
-            _copy_journal(live, conn, copy, clock, person, held, shared, head[0])
+            _copy_journal(live, conn, copy, clock, person, held, shared, head[0], steps)
         taken = live.now()
         clock.set(taken)
         made = ReviewCopyMade(
@@ -202,21 +207,44 @@ def _remove(target: Path) -> None:
 # ---- conversations ----------------------------------------------------------------------
 
 
+@dataclass
+class _Steps:
+    """How far the copy got, for a progress callback."""
+
+    total: int
+    progress: Progress | None
+    done: int = 0
+
+    def advance(self, count: int) -> None:
+        self.done = min(self.total, self.done + count)
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
+def _entries_in_order(
+    conn: Any, conversations: list[ConversationInfo]
+) -> list[tuple[LogEntry, ConversationInfo]]:
+    """Every entry of these conversations, in the order they were written across all of
+    them (so each keeps its time in the copy)."""
+    entries: list[tuple[LogEntry, ConversationInfo]] = []
+    for info in conversations:
+        entries += [(e, info) for e in conversation_log.entries(conn, info.id)]
+    entries.sort(key=lambda pair: (pair[0].at, pair[0].conversation, pair[0].seq))
+    return entries
+
+
 def _copy_conversations(
     live: Store,
     conn: Any,
     copy: Store,
     clock: ManualClock,
     person: PersonId,
-    conversations: list[ConversationInfo],
+    entries: list[tuple[LogEntry, ConversationInfo]],
+    steps: _Steps,
 ) -> int:
-    """Every conversation of the person, entry by entry in the order they were written
-    across all of them (so each keeps its times); returns how many turns were left out."""
+    """Every conversation of the person, entry by entry; returns how many turns by anyone
+    else were left out."""
     others = set(people.all_ids(conn)) - {person}
-    entries: list[tuple[LogEntry, ConversationInfo]] = []
-    for info in conversations:
-        entries += [(e, info) for e in conversation_log.entries(conn, info.id)]
-    entries.sort(key=lambda pair: (pair[0].at, pair[0].conversation, pair[0].seq))
     left_out: dict[ConversationId, list[int]] = {}
     left = 0
     for start in range(0, len(entries), PAGE):
@@ -264,6 +292,7 @@ def _copy_conversations(
                     body=body,
                     text=None if other else texts.get((entry.conversation, entry.seq)),
                 )
+        steps.advance(len(page))
     if left_out:
         clock.set(live.now())
         with copy.write() as txn:
@@ -286,6 +315,7 @@ def _copy_journal(
     held: set[ConversationId],
     shared: set[ConversationId],
     through: int,
+    steps: _Steps,
 ) -> None:
     """The person's journal after its first event, event by event at the times it has:
     the copy's positions are the live store's."""
@@ -297,22 +327,35 @@ def _copy_journal(
             break
         texts = journal.texts(live, conn, person, [e.seq for e in events if e.has_payload])
         with copy.write() as txn:
-            for event in events:
-                clock.set(event.at)
-                origin = _origin(event)
-                text = texts.get(event.seq)
-                if event.type is EventType.DIGEST_LINE_ADDED and origin in shared:
-                    text = None  # a shared conversation's summary may hold the others' words
-                new = NewEvent(
-                    event.type,
-                    event.actor,
-                    event.body,
-                    event.cause,
-                    text,
-                    origin if text is not None and origin in held else None,
-                )
-                journal.append(copy, txn, person, [new])
+            for moment in _moments(events):
+                clock.set(moment[0].at)  # one batch, one moment, as it was appended
+                batch = []
+                for event in moment:
+                    origin = _origin(event)
+                    text = texts.get(event.seq)
+                    if event.type is EventType.DIGEST_LINE_ADDED and origin in shared:
+                        text = None  # a shared conversation's summary may hold others' words
+                    keep_origin = origin if text is not None and origin in held else None
+                    batch.append(
+                        NewEvent(
+                            event.type, event.actor, event.body, event.cause, text, keep_origin
+                        )
+                    )
+                journal.append(copy, txn, person, batch)
+        steps.advance(events[-1].seq - after)
         after = events[-1].seq
+
+
+def _moments(events: list[Event]) -> list[list[Event]]:
+    """Runs of consecutive events that share their time: each was one batch (or reads the
+    same as one), appended together so the copy's times are the live store's."""
+    runs: list[list[Event]] = []
+    for event in events:
+        if runs and runs[-1][-1].at == event.at:
+            runs[-1].append(event)
+        else:
+            runs.append([event])
+    return runs
 
 
 def _origin(event: Event) -> ConversationId | None:
