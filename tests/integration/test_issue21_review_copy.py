@@ -306,7 +306,9 @@ def test_issue21_item4_the_review_comes_back_conflicts_named_twice_is_nothing_ta
     assert candidates["Is allergic to peanuts."] == "rejected"
     assert candidates["Prefers trains."] == "rejected"  # lee's decision stands
     trail = cli("candidates", "audit", ids["Is allergic to peanuts."], "--person", ANA, "--json")
-    assert trail.json()[-1]["reason"] == "Health data is not kept"
+    reviewed, came_back = trail.json()[-2:]
+    assert reviewed["reason"] == "Health data is not kept" and reviewed["actor"] == "staff:rita"
+    assert came_back["event"] == "review_imported" and came_back["outcome"] == "applied"
 
     audit = cli("audit", "--person", ANA, "--json").json()
     new = audit[len(before) :]
@@ -315,6 +317,8 @@ def test_issue21_item4_the_review_comes_back_conflicts_named_twice_is_nothing_ta
     day = result["decisions"][0]["decided_at"][:10]
     assert all(f"reviewed offline, {day}" in r["action"] for r in offline)
     assert sum("not applied" in r["action"] for r in offline) == 2
+    assert any("the suggestion “Prefers trains.”" in r["said"] for r in offline)
+    assert cli("verify", "--json").json()["ok"] is True
     changes = [r for r in new if r["type"] != "review_imported"]
     assert changes and {r["actor"] for r in changes} == {"staff:rita"}
 
