@@ -73,16 +73,12 @@ _DECISIONS = {
     EventType.SCOPE_CHANGED,
     EventType.DELETED,
 }
-# Events a decision brings with it (an application's note, a deletion's reopening) or that
-# change nothing to bring back (an export of the copy, a preview of what an agent would see).
-_FOLLOWERS = {
-    EventType.NOTE_ADDED,
-    EventType.RESTATED,
-    EventType.CONTRADICTED,
-    EventType.REOPENED,
-    EventType.EXPORTED,
-    EventType.ITEM_USED,
-}
+# Events an application brings with it in its own batch (the note it became, or the
+# restatement or contradiction it was), and one a deletion can (a reopened note).
+_APPLIED_WITH = {EventType.NOTE_ADDED, EventType.RESTATED, EventType.CONTRADICTED}
+_DELETED_WITH = {EventType.REOPENED}
+# Records that change nothing to bring back: an export of the copy, what an agent was shown.
+_RECORDS = {EventType.EXPORTED, EventType.ITEM_USED}
 
 
 @dataclass(frozen=True)
@@ -240,9 +236,15 @@ def _decisions(copy: Store, info: ReviewCopyInfo) -> tuple[list[ReviewDecision],
     copy_session = PersonSession(copy, person, person)
     found: list[ReviewDecision] = []
     other = 0
+    moments = {(e.type, e.at) for e in events}
     for event in events:
         if event.type not in _DECISIONS:
-            other += event.type not in _FOLLOWERS
+            brought = (
+                (event.type in _APPLIED_WITH and (EventType.CANDIDATE_APPLIED, event.at) in moments)
+                or (event.type in _DELETED_WITH and (EventType.DELETED, event.at) in moments)
+                or event.type in _RECORDS
+            )
+            other += not brought
             continue
         if not _is_person_actor(event.actor, person):
             other += 1
