@@ -209,6 +209,8 @@ class MainWindow(QMainWindow):
         self.lock_action = self._action("&Lock", "Ctrl+L")
         self.export_action = self._action("&Export person…", "Ctrl+E")
         self.report_action = self._action("Save access &report…", "Ctrl+Shift+R")
+        self.export_review_action = self._action("Export review &copy…", None)
+        self.import_review_action = self._action("&Import review…", None)
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
         # Spelled out: the platform's Quit binding is empty on Windows and offscreen, and
         # Ctrl+Q must quit (locking first) from anywhere, every dialog included.
@@ -241,6 +243,8 @@ class MainWindow(QMainWindow):
                     self.lock_action,
                     self.export_action,
                     self.report_action,
+                    self.export_review_action,
+                    self.import_review_action,
                     None,
                     self.quit_action,
                 ],
@@ -324,6 +328,8 @@ class MainWindow(QMainWindow):
             self.delete_conversation_action,
             self.export_action,
             self.report_action,
+            self.export_review_action,
+            self.import_review_action,
             self.undo_action,
             self.erase_action,
             self.learn_action,
