@@ -50,6 +50,7 @@ class FakePrompts:
     yes: bool = False
     chosen: str | None = "me"  # a choice among a few ways forward (delete for whom)
     secret: NewStoreSecret | None = None
+    review_secret: str | None = None  # a review copy's passphrase
     person: str | None = None
     note: NoteToAdd | None = None
     sources: list[SourceChoice] = field(default_factory=list)
@@ -114,6 +115,10 @@ class FakePrompts:
     def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None:
         self.asked.append(("new_store_secret", (path, probe.usable)))
         return self.secret
+
+    def review_passphrase(self, path: str, new: bool) -> str | None:
+        self.asked.append(("review_passphrase", (path, new)))
+        return self.review_secret
 
     def question(self, title: str, text: str, yes: str) -> bool:
         self.asked.append(("question", text))

@@ -42,6 +42,8 @@ from engram.model.event_bodies import (
     Reopened,
     Restated,
     Retired,
+    ReviewCopyMade,
+    ReviewImported,
     ScopeChanged,
     Undone,
     decode_body,
@@ -229,6 +231,28 @@ JOURNAL: list[tuple[EventType, str, EventBody]] = [
         Exported("access_report", "stdout", failed=True),
     ),
     (E.EXPORTED, '{"to":"file","what":"export"}', Exported("export", "file")),
+    # Issue 21 items 2-4: an offline review's record in the copy, and its return.
+    (
+        E.REVIEW_COPY_MADE,
+        '{"copy":"s_2","copy_key":"bb","head":"cc","signature":"dd","source":"s_1",'
+        '"source_key":"aa","taken_at":"2026-12-02T10:00:00Z","through":41}',
+        ReviewCopyMade("s_1", "aa", "s_2", "bb", 41, "cc", "2026-12-02T10:00:00Z", "dd"),
+    ),
+    (
+        E.REVIEW_IMPORTED,
+        '{"candidate":"c_1","copy":"s_2","decided_at":"2026-12-02T11:00:00Z",'
+        '"decision":"approved","decision_seq":43,"imported_by":"staff:dana",'
+        '"outcome":"applied"}',
+        ReviewImported(
+            "s_2",
+            43,
+            "approved",
+            "2026-12-02T11:00:00Z",
+            "applied",
+            "staff:dana",
+            candidate=CandidateId("c_1"),
+        ),
+    ),
     (
         E.UNDONE,
         '{"action":"edit","new":"n_9","note":"n_4","restored":"n_1","undoes":7}',

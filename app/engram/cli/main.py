@@ -16,6 +16,7 @@ from engram.cli import (
     mcp_cmds,
     note_cmds,
     report_cmds,
+    review_cmds,
     serve_cmds,
     store_cmds,
 )
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve_cmds.register(commands)
     mcp_cmds.register(commands)
     report_cmds.register(commands)
+    review_cmds.register(commands)
     _globals_after_commands(parser)
     return parser
 

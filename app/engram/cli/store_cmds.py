@@ -19,6 +19,7 @@ from engram.cli.output import (
 from engram.cli.progress import progress_bar
 from engram.control import demo, erase, forensics, persons, reanchor
 from engram.control.private_file import NOT_ENCRYPTED
+from engram.control.review_copy import review_copy_info
 from engram.control.wording import counted
 from engram.model.errors import InvalidInput
 from engram.runtime import transcript_import
@@ -159,6 +160,7 @@ def cmd_verify(ctx: CommandContext) -> int:
         emit_json(report.to_json())
     else:
         emit_line(report.sentence())
+        _say_if_review_copy(ctx)
         if store.read_only:
             emit_line("  opened read-only: its file or the folder it is in cannot be written")
         for problem in report.problems:
@@ -179,7 +181,15 @@ def cmd_persons(ctx: CommandContext) -> int:
             ["person", "active notes", "all notes", "conversations"],
             [(p.id, p.active_notes, p.all_notes, p.conversations) for p in people],
         )
+        _say_if_review_copy(ctx)
     return 0
+
+
+def _say_if_review_copy(ctx: CommandContext) -> None:
+    """A review copy says so plainly wherever a store is looked over (issue 21 item 3)."""
+    info = review_copy_info(ctx.store())
+    if info is not None:
+        emit_line(f"  review copy: {info.sentence()}")
 
 
 def cmd_export(ctx: CommandContext) -> int:

@@ -28,6 +28,8 @@ from engram.model.event_bodies import (
     Reopened,
     Restated,
     Retired,
+    ReviewCopyMade,
+    ReviewImported,
     ScopeChanged,
     Undone,
 )
@@ -113,6 +115,10 @@ def describe(
             return _describe_undo(body, first, other, people)
         case Exported():
             return _describe_export(body)
+        case ReviewCopyMade():
+            return f"review copy taken {body.taken_at[:10]}, through entry {body.through}"
+        case ReviewImported():
+            return _describe_review(body, first, candidate)
         case _:
             return event.type.value.replace("_", " ")
 
@@ -148,6 +154,10 @@ _AN = {
 _EXPORTS = {
     "export": ("exported everything kept, as JSON,", "exporting everything kept, as JSON,"),
     "access_report": ("saved an access report (PDF)", "saving an access report (PDF)"),
+    "review_copy": (
+        "made a review copy (sealed under the reviewer's passphrase)",
+        "making a review copy",
+    ),
 }
 _TO = {"file": "to a file", "stdout": "to standard output"}
 
@@ -159,3 +169,29 @@ def _describe_export(body: Exported) -> str:
     if body.failed:
         return f"{attempted} {to} failed after it was recorded: nothing was written"
     return f"{done} {to}"
+
+
+# What a reviewer's decision was, in the words of the audit log.
+_DECIDED = {
+    "approved": "approved",
+    "rejected": "rejected",
+    "applied": "applied",
+    "corrected": "corrected",
+    "rescoped": "changed the scope of",
+    "deleted": "deleted",
+}
+
+
+def _describe_review(body: ReviewImported, first: Name, candidate: Name) -> str:
+    """ "reviewed offline, 2026-12-02: approved the suggestion …" (or why it was not)."""
+    verb = _DECIDED.get(body.decision, body.decision)
+    if body.candidate is not None:
+        target = f"the suggestion {candidate(body.candidate)}"
+    elif body.note is not None:
+        target = first(body.note)
+    else:
+        target = "a note"
+    said = f"reviewed offline, {body.decided_at[:10]}: {verb} {target}"
+    if body.outcome == "applied":
+        return said
+    return f"{said} — not applied, it had changed meanwhile"

@@ -22,6 +22,7 @@ from engram.model.event_bodies import (
     CandidateReviewed,
     CandidateSuggested,
     EventBody,
+    ReviewImported,
     body_as,
     candidate_named,
 )
@@ -38,6 +39,7 @@ _CANDIDATE_EVENTS = (
     EventType.CANDIDATE_SUGGESTED,
     EventType.CANDIDATE_REVIEWED,
     EventType.CANDIDATE_APPLIED,
+    EventType.REVIEW_IMPORTED,  # an offline reviewer's decision, come back (issue 21)
 )
 
 
@@ -136,6 +138,12 @@ def _decided(body: EventBody) -> dict[str, Any]:
         return {"revision": body.revision, "decision": body.decision}
     if isinstance(body, CandidateApplied):
         return {"note": body.note}
+    if isinstance(body, ReviewImported):
+        return {
+            "decision": body.decision,
+            "outcome": body.outcome,
+            "reviewed_offline": body.decided_at,
+        }
     return {}
 
 

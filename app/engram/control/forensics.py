@@ -49,6 +49,7 @@ _CANDIDATE_EVENTS = (
     EventType.CANDIDATE_SUGGESTED,
     EventType.CANDIDATE_REVIEWED,
     EventType.CANDIDATE_APPLIED,
+    EventType.REVIEW_IMPORTED,  # an offline reviewer's decision, come back (issue 21)
 )
 
 

@@ -503,7 +503,14 @@ def _audit_only(target: FoldTarget, event: Event) -> None:
 
 
 # Events that change no note, candidate, digest, profile or usage: they only move the seq.
-AUDIT_ONLY = frozenset({EventType.PERSON_CREATED, EventType.EXPORTED})
+AUDIT_ONLY = frozenset(
+    {
+        EventType.PERSON_CREATED,
+        EventType.EXPORTED,
+        EventType.REVIEW_COPY_MADE,
+        EventType.REVIEW_IMPORTED,
+    }
+)
 
 _HANDLERS: dict[EventType, Any] = {
     **dict.fromkeys(AUDIT_ONLY, _audit_only),

@@ -20,6 +20,7 @@ from engram.gui.controllers.notes import NotesController
 from engram.gui.controllers.people import PeopleController
 from engram.gui.controllers.person_actions import PersonActionsController
 from engram.gui.controllers.recent import RecentStoresMenu
+from engram.gui.controllers.review import ReviewController
 from engram.gui.controllers.store_lock import StoreLockController
 from engram.gui.controllers.timeline import TimelineController
 from engram.gui.controllers.undo import UndoController
@@ -87,6 +88,7 @@ class InspectorController(QObject):
         self.audience = AudienceController(hub)
         self.audit = AuditController(hub)
         self.person_actions = PersonActionsController(hub)
+        self.review = ReviewController(hub)
         self.undo = UndoController(hub, self.notes)
         self.adding = AddingController(hub)
         self.help = HelpController(hub)

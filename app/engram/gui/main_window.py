@@ -33,6 +33,7 @@ from engram.gui.notes_model import (
     NotesTableModel,
     watch_visible_rows,
 )
+from engram.gui.review_banner import ReviewCopyBanner
 from engram.gui.timeline_view import TimelineLegend, TimelineView
 from engram.gui.unlock_page import UnlockPage
 from engram.gui.widgets import (
@@ -74,6 +75,8 @@ class MainWindow(QMainWindow):
         # Above everything while the store is open read-only (issue 17 item 12).
         self.read_only_banner = ReadOnlyBanner()
         layout.addWidget(self.read_only_banner)
+        self.review_banner = ReviewCopyBanner()  # a review copy says so (issue 21 item 3)
+        layout.addWidget(self.review_banner)
         split = QSplitter(Qt.Orientation.Horizontal)
         people = QWidget()
         people_layout = QVBoxLayout(people)
@@ -208,6 +211,8 @@ class MainWindow(QMainWindow):
         self.report_action = self._action("Save access &report…", "Ctrl+Shift+R")
         self.backup_action = self._action("&Back up…", None)  # issue 21 item 1
         self.restore_action = self._action("Restore from bac&kup…", None)
+        self.export_review_action = self._action("Export review &copy…", None)
+        self.import_review_action = self._action("&Import review…", None)
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
         # Spelled out: the platform's Quit binding is empty on Windows and offscreen, and
         # Ctrl+Q must quit (locking first) from anywhere, every dialog included.
@@ -240,6 +245,8 @@ class MainWindow(QMainWindow):
                     self.lock_action,
                     self.export_action,
                     self.report_action,
+                    self.export_review_action,
+                    self.import_review_action,
                     None,
                     self.backup_action,
                     self.restore_action,
@@ -326,6 +333,8 @@ class MainWindow(QMainWindow):
             self.delete_conversation_action,
             self.export_action,
             self.report_action,
+            self.export_review_action,
+            self.import_review_action,
             self.undo_action,
             self.erase_action,
             self.learn_action,

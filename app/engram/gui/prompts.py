@@ -42,6 +42,7 @@ from engram.gui.dialogs import (
 )
 from engram.gui.keyring_probe import KeyringProbe
 from engram.gui.new_store_dialog import NewStoreDialog, NewStoreSecret
+from engram.gui.review_passphrase_dialog import ReviewPassphraseDialog
 from engram.gui.theme import SCOPE_MEANING
 from engram.gui.turn_sight_dialog import TurnSightDialog
 from engram.model.scope import Scope
@@ -72,6 +73,7 @@ class PromptHost(Protocol):
     def new_store_path(self, folder: str) -> str | None: ...
     def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None: ...
     def question(self, title: str, text: str, yes: str) -> bool: ...
+    def review_passphrase(self, path: str, new: bool) -> str | None: ...
     def choose(self, title: str, text: str, choices: Sequence[tuple[str, str]]) -> str | None: ...
     def person_to_add(self) -> str | None: ...
     def note_to_add(self, sources: Sequence[SourceChoice]) -> NoteToAdd | None: ...
@@ -249,6 +251,11 @@ class Prompts:
         """The new store's passphrase (twice) and whether to remember its key here."""
         dialog = NewStoreDialog(path, probe, self._top())
         return self._ask(dialog, dialog.secret)
+
+    def review_passphrase(self, path: str, new: bool) -> str | None:
+        """A review copy's passphrase: chosen (twice) for a `new` copy, else typed once."""
+        dialog = ReviewPassphraseDialog(path, new, self._top())
+        return self._ask(dialog, dialog.chosen)
 
     def question(self, title: str, text: str, yes: str) -> bool:
         """A yes-or-no question whose default is no; True only for `yes`."""

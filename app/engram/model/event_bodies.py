@@ -46,6 +46,7 @@ from engram.model.record_bodies import (
     PlacedNote,
     ProfileRebuilt,
 )
+from engram.model.review_bodies import ReviewCopyMade, ReviewImported
 
 __all__ = [
     "BODY_CLASSES",
@@ -73,6 +74,8 @@ __all__ = [
     "Reopened",
     "Restated",
     "Retired",
+    "ReviewCopyMade",
+    "ReviewImported",
     "ScopeChanged",
     "Undone",
     "body_as",
@@ -102,6 +105,8 @@ BODY_CLASSES: dict[EventType, type[EventBody]] = {
     EventType.REOPENED: Reopened,
     EventType.UNDONE: Undone,
     EventType.EXPORTED: Exported,
+    EventType.REVIEW_COPY_MADE: ReviewCopyMade,
+    EventType.REVIEW_IMPORTED: ReviewImported,
 }
 
 B = TypeVar("B", bound=EventBody)
@@ -120,7 +125,10 @@ def body_as(body: EventBody, cls: type[B]) -> B:
 
 
 def candidate_named(body: EventBody) -> CandidateId | None:
-    """The candidate a suggestion, review or application names (None for other events)."""
+    """The candidate a suggestion, review, application or imported offline decision names
+    (None for other events)."""
     if isinstance(body, CandidateSuggested | CandidateReviewed | CandidateApplied):
+        return body.candidate
+    if isinstance(body, ReviewImported):  # an offline reviewer's decision on it came back
         return body.candidate
     return None

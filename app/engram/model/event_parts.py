@@ -38,6 +38,10 @@ class EventType(StrEnum):
     # A person's data left the store (a JSON export, an access report): who, when, what and
     # whether to a file or standard output; never the path or any content. Audit only.
     EXPORTED = "exported"
+    # An offline review (issue 21): where a review copy came from (in the copy), and what
+    # became of each of the reviewer's decisions (in the live store). Audit only.
+    REVIEW_COPY_MADE = "review_copy_made"
+    REVIEW_IMPORTED = "review_imported"
 
 
 # Events whose sealed payload is the text of a note they create.

@@ -12,3 +12,9 @@ def all_ids(conn: Connection) -> list[PersonId]:
     """Every person id, sorted."""
     rows = conn.execute(select(schema.persons.c.id).order_by(schema.persons.c.id)).scalars()
     return [PersonId(p) for p in rows]
+
+
+def some_ids(conn: Connection, limit: int) -> list[PersonId]:
+    """The first `limit` person ids, sorted (whether a store holds one person, cheaply)."""
+    query = select(schema.persons.c.id).order_by(schema.persons.c.id).limit(limit)
+    return [PersonId(p) for p in conn.execute(query).scalars()]

@@ -7,13 +7,14 @@ hub, whose one signal tells every panel.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QApplication
 
 from engram.control.demo import DEMO_PASSPHRASE, build_demo
+from engram.control.review_copy import review_copy_info
 from engram.gui.controllers.hub import Hub
 from engram.gui.idle_lock import IdleLock
 from engram.gui.keyring_probe import KeyringProbe
@@ -39,6 +40,13 @@ class Opened:
     # Say it once the first person is on screen: the demo opens a person at once, and
     # asking who is acting then would stack a second dialog over this one.
     after_first_person: bool = False
+    # What a review copy says about itself (issue 21 item 3), read where the store was
+    # opened (off the UI thread); empty for any other store.
+    review: str = field(default="", init=False)
+
+    def __post_init__(self) -> None:
+        info = review_copy_info(self.store)
+        object.__setattr__(self, "review", info.sentence() if info else "")
 
 
 class StoreLockController(QObject):
@@ -280,6 +288,7 @@ class StoreLockController(QObject):
         # everything and beside its name (issue 17 item 12).
         self.w.store_label.setText(f"{path} (read-only)" if store.read_only else path)
         self.w.read_only_banner.setVisible(store.read_only)
+        self.w.review_banner.show_sentence(opened.review)
         self.w.unlock_page.reset("")
         self.w.show_inspector(True)
         self.w.people.setFocus()  # never the passphrase field, hidden now
@@ -336,6 +345,7 @@ class StoreLockController(QObject):
         w = self.w
         w.store_label.setText("")  # the status bar names neither the store nor the person
         w.read_only_banner.setVisible(False)
+        w.review_banner.show_sentence("")
         w.statusBar().clearMessage()
         w.show_inspector(False)
         w.unlock_page.set_recent(self.recent_stores(), None)
