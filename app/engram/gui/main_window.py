@@ -208,7 +208,7 @@ class MainWindow(QMainWindow):
         self.add_note_action = self._action("&Add note…", "Ctrl+Shift+N")
         self.lock_action = self._action("&Lock", "Ctrl+L")
         self.export_action = self._action("&Export person…", "Ctrl+E")
-        self.report_action = self._action("Save access &report…", "Ctrl+Shift+R")
+        self.report_action = self._action("Save access re&port…", "Ctrl+Shift+R")
         self.backup_action = self._action("&Back up…", None)  # issue 21 item 1
         self.restore_action = self._action("Restore from bac&kup…", None)
         self.export_review_action = self._action("Export review &copy…", None)
