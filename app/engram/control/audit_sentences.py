@@ -148,6 +148,7 @@ _AN = {
 _EXPORTS = {
     "export": ("exported everything kept, as JSON,", "exporting everything kept, as JSON,"),
     "access_report": ("saved an access report (PDF)", "saving an access report (PDF)"),
+    "audit_csv": ("saved audit log entries as CSV", "saving audit log entries as CSV"),
 }
 _TO = {"file": "to a file", "stdout": "to standard output"}
 

@@ -26,7 +26,7 @@ from engram.store import journal
 
 log = logging.getLogger(__name__)
 
-What = Literal["export", "access_report"]
+What = Literal["export", "access_report", "audit_csv"]
 To = Literal["file", "stdout"]
 
 
