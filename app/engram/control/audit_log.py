@@ -244,6 +244,14 @@ class AuditPages:
             events = journal_filter.page(conn, self.session.person, self._where, offset, limit)
             return rows_of(self.session, conn, events)
 
+    def look(self, want: int, most: int) -> int:
+        """Search on until `want` rows are found or about `most` more rows were looked at
+        (a first page that never waits on the whole journal); the rows found so far."""
+        start = self._looked
+        while self._step(lambda: len(self._found) >= want or self._looked - start >= most):
+            pass
+        return len(self._found)
+
     def finish(self, progress: Progress | None = None, cancelled: Cancelled | None = None) -> int:
         """Search every remaining row; the total (what was found so far, if cancelled)."""
         while self._step(lambda: bool(cancelled and cancelled()), progress):

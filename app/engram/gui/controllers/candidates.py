@@ -53,6 +53,16 @@ class CandidatesController(PanelController):
                 background=True,
             )
 
+    def show_candidate(self, candidate_id: str) -> None:
+        """Show one candidate, whatever its status (an audit row leads here)."""
+        c = self.w.candidates
+        blocked = c.status.blockSignals(True)
+        c.status.setCurrentIndex(c.status.findData(None))  # every status
+        c.status.blockSignals(blocked)
+        self.stale = False  # showing the tab must not list it once more without `keep`
+        self.w.tabs.setCurrentWidget(c)
+        self.refresh(keep=candidate_id)
+
     def refresh(self, keep: str | None = None) -> None:
         """List the candidates the filter asks for. With `keep`, that candidate stays listed
         and selected even if the filter no longer matches it (a conflict: the reviewer sees

@@ -1,0 +1,352 @@
+"""The audit workspace's layout (issue 21 item 5): filters above the journal's rows, which
+are read a page at a time as they come into view (gui.controllers.audit_log decides).
+
+The model holds formatted pages only: a page's cells are made where it was read (off the
+UI thread), and at most MAX_PAGES pages are held, so scrolling through a million entries
+costs the UI thread what scrolling through a hundred does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engram.control.audit_log import ACTIONS
+from engram.control.wording import actor_named, day
+
+COLUMNS = ("When", "Actor", "Action", "Cause")
+PAGE = 50
+MAX_PAGES = 40  # pages held at most; the oldest held go first
+SEARCH_PAUSE_MS = 300  # typing pauses this long before a search starts
+Index = QModelIndex | QPersistentModelIndex
+LINKS_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    """An audit row as the table shows it, formatted off the UI thread."""
+
+    cells: tuple[str, str, str, str]
+    tip: str
+    links: tuple[dict[str, Any], ...]
+    seq: int
+
+
+def audit_row(row: dict[str, Any]) -> AuditRow:
+    """Format one row of control.audit_log for the table."""
+    return AuditRow(_cells(row), _tooltip(row), tuple(row.get("links") or ()), int(row["seq"]))
+
+
+def _cells(row: dict[str, Any]) -> tuple[str, str, str, str]:
+    extra = row.get("reason") or ""
+    return (
+        (row["at"] or "")[:19].replace("T", " "),
+        actor_named(row["actor"]),  # the id stays in the tooltip
+        row.get("said", row["action"]) + (f" — “{extra}”" if extra else ""),
+        _cause(row),
+    )
+
+
+def _cause(row: dict[str, Any]) -> str:
+    """The conversation an event came from, by the day it began ("chat of 7 Nov")."""
+    if not row.get("cause"):
+        return ""
+    started = row.get("cause_started")
+    if not started:
+        return "a chat since deleted"
+    return f"chat of {day(datetime.fromisoformat(started))}"
+
+
+def _tooltip(row: dict[str, Any]) -> str:
+    """The row with its ids, for whoever needs to find it elsewhere ("Copy id" people)."""
+    cause = row.get("cause") or {}
+    ids = " · ".join(
+        f"{name} {value}" for name, value in cause.items() if isinstance(value, str) and value
+    )
+    tip = f"entry {row['seq']} by {row['actor']}: {row['action']}" + (
+        f"\ncause: {ids}" if ids else ""
+    )
+    if row.get("links"):
+        tip += "\nEnter opens what it is about"
+    return tip
+
+
+Loader = Callable[[int, Callable[[list[AuditRow]], None]], None]
+
+
+class AuditModel(QAbstractTableModel):
+    """Every row of a listing exists; only pages in view hold their cells. A page not held
+    shows empty cells and is asked for (off the UI thread, through `loader`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._total = 0
+        self._pages: dict[int, list[AuditRow]] = {}
+        self._loading: set[int] = set()
+        self.loader: Loader | None = None
+        self.generation = 0  # moves with every new listing: late pages are dropped
+
+    @property
+    def rows(self) -> list[AuditRow]:
+        """The rows held now, in order (tests and small journals)."""
+        return [row for number in sorted(self._pages) for row in self._pages[number]]
+
+    def show(self, total: int, pages: dict[int, list[AuditRow]]) -> None:
+        """Show a listing of `total` rows, some of its pages at hand."""
+        self.beginResetModel()
+        self.generation += 1
+        self._total = total
+        self._pages = dict(pages)
+        self._loading.clear()
+        self.endResetModel()
+
+    def grow(self, total: int) -> None:
+        """The listing knows more rows (a search found more): add them below."""
+        if total > self._total:
+            self.beginInsertRows(QModelIndex(), self._total, total - 1)
+            self._total = total
+            self.endInsertRows()
+
+    def row_at(self, row: int) -> AuditRow | None:
+        """A row, if its page is held."""
+        page = self._pages.get(row // PAGE)
+        offset = row % PAGE
+        return page[offset] if page is not None and offset < len(page) else None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._total
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, LINKS_ROLE):
+            return None
+        row = self.row_at(index.row())
+        if row is None:
+            self._ask(index.row() // PAGE)
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.cells[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.tip
+        return list(row.links)
+
+    def _ask(self, number: int) -> None:
+        if self.loader is None or number in self._loading:
+            return
+        self._loading.add(number)
+        generation = self.generation
+
+        def arrived(rows: list[AuditRow]) -> None:
+            if generation != self.generation:
+                return  # another listing is shown by now
+            self._loading.discard(number)
+            self._pages[number] = rows
+            while len(self._pages) > MAX_PAGES:
+                self._pages.pop(next(iter(self._pages)))
+            first = number * PAGE
+            last = min(self._total, first + len(rows)) - 1
+            if last >= first:
+                self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+
+        self.loader(number, arrived)
+
+
+class AuditLogView(QWidget):
+    """Filters (who, what, from, to, this note, words), the rows, Open and Save as CSV."""
+
+    filter_changed = Signal()  # a choice changed: list again
+    open_requested = Signal(list)  # the links of the row activated
+    csv_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.actor = QComboBox()
+        self.actor.setAccessibleName("Only entries by")
+        self.actor.setToolTip("Only what one person, staff member or part of the agent did")
+        self.action = QComboBox()
+        self.action.setAccessibleName("Only entries of the kind")
+        self.action.addItem("Every kind of entry", None)
+        for value, words in sorted(ACTIONS.items(), key=lambda item: item[1]):
+            self.action.addItem(words, value)
+        self.since = QLineEdit()
+        self.since.setPlaceholderText("from (YYYY-MM-DD)")
+        self.since.setAccessibleName("Only entries from this date")
+        self.until = QLineEdit()
+        self.until.setPlaceholderText("to (YYYY-MM-DD)")
+        self.until.setAccessibleName("Only entries up to this date")
+        self.note_only = QCheckBox("Only the chosen note")
+        self.note_only.setAccessibleName("Only entries about the note chosen in the Notes tab")
+        self.note_only.setEnabled(False)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search the entries' words")
+        self.search.setAccessibleName("Search the audit log")
+        self.search.setClearButtonEnabled(True)
+        for box in (self.actor, self.action):  # long names must not widen the window
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            box.setMinimumContentsLength(14)
+        for field in (self.since, self.until):
+            field.setMaximumWidth(130)
+        bar.addWidget(QLabel("Who"))
+        bar.addWidget(self.actor, 1)
+        bar.addWidget(QLabel("What"))
+        bar.addWidget(self.action, 1)
+        bar.addWidget(self.since)
+        bar.addWidget(self.until)
+        layout.addLayout(bar)
+        second = QHBoxLayout()
+        second.addWidget(self.search, 1)
+        second.addWidget(self.note_only)
+        layout.addLayout(second)
+        self.span = QLabel("")
+        self.span.setAccessibleName("What the audit log lists")
+        layout.addWidget(self.span)
+        self.model = AuditModel()
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Audit log")
+        self.table.setToolTip("Every change to this person's memory: when, who, what, and why")
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)  # fixed: never measures rows
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.resizeSection(0, 150)  # fixed widths: sizing to contents reads every row
+        header.resizeSection(1, 130)
+        layout.addWidget(self.table, 1)
+        buttons = QHBoxLayout()
+        self.open_button = QPushButton("&Go to what it is about")
+        self.open_button.setAccessibleName("Open the note, suggestion or conversation of the entry")
+        self.open_button.setEnabled(False)
+        self.csv_button = QPushButton("Save as C&SV…")
+        self.csv_button.setAccessibleName("Save the entries listed as a CSV file")
+        buttons.addWidget(self.open_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.csv_button)
+        layout.addLayout(buttons)
+        self.pause = QTimer(self)
+        self.pause.setSingleShot(True)
+        self.pause.setInterval(SEARCH_PAUSE_MS)
+        self.pause.timeout.connect(self.filter_changed.emit)
+        for box in (self.actor, self.action):
+            box.currentIndexChanged.connect(lambda _i: self.filter_changed.emit())
+        for field in (self.since, self.until):
+            field.editingFinished.connect(self._dates_edited)
+        self.note_only.toggled.connect(lambda _on: self.filter_changed.emit())
+        self.search.textChanged.connect(lambda _t: self.pause.start())  # restarts while typing
+        self.search.returnPressed.connect(self._search_now)
+        self.table.activated.connect(self._activated)
+        self.open_button.clicked.connect(lambda: self._activated(self.table.currentIndex()))
+        self.csv_button.clicked.connect(self.csv_requested.emit)
+        self._dates = ("", "")
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.set_actors([])
+
+    def set_actors(self, actors: list[str]) -> None:
+        """The actor choices: everyone, then each who acted (in words, the id in its tip)."""
+        chosen = self.actor.currentData()
+        blocked = self.actor.blockSignals(True)
+        self.actor.clear()
+        self.actor.addItem("Everyone", None)
+        for actor in actors:
+            self.actor.addItem(actor_named(actor), actor)
+            self.actor.setItemData(self.actor.count() - 1, actor, Qt.ItemDataRole.ToolTipRole)
+        found = self.actor.findData(chosen) if chosen else 0
+        self.actor.setCurrentIndex(max(0, found))
+        self.actor.blockSignals(blocked)
+
+    def offer_note(self, words: str | None, note: str | None) -> None:
+        """The note chosen in the Notes tab, offered as a filter (None: no note chosen)."""
+        self.note_only.setProperty("note", note)
+        self.note_only.setEnabled(note is not None or self.note_only.isChecked())
+        self.note_only.setText(f"Only {words}" if words else "Only the chosen note")
+        self.note_only.setToolTip(f"note {note}" if note else "Choose a note in the Notes tab")
+
+    def chosen(self) -> dict[str, Any]:
+        """The filter as chosen: actor, action, since, until, note, words (as typed)."""
+        note = self.note_only.property("note") if self.note_only.isChecked() else None
+        return {
+            "actor": self.actor.currentData(),
+            "action": self.action.currentData(),
+            "since": self.since.text().strip(),
+            "until": self.until.text().strip(),
+            "note": note,
+            "words": self.search.text().strip(),
+        }
+
+    def _dates_edited(self) -> None:
+        dates = (self.since.text().strip(), self.until.text().strip())
+        if dates != self._dates:
+            self._dates = dates
+            self.filter_changed.emit()
+
+    def _search_now(self) -> None:
+        self.pause.stop()
+        self.filter_changed.emit()
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.open_button.setEnabled(bool(current.isValid() and current.data(LINKS_ROLE)))
+
+    def _activated(self, index: QModelIndex) -> None:
+        links = index.data(LINKS_ROLE) if index.isValid() else None
+        if links:
+            self.open_requested.emit(list(links))
+
+    def clear(self) -> None:
+        """Forget what was shown (locking, another person)."""
+        self.pause.stop()
+        for field in (self.search, self.since, self.until):
+            blocked = field.blockSignals(True)
+            field.clear()
+            field.blockSignals(blocked)
+        self._dates = ("", "")
+        blocked = self.note_only.blockSignals(True)
+        self.note_only.setChecked(False)
+        self.note_only.blockSignals(blocked)
+        self.model.show(0, {})
+        self.span.setText("")
+        self.set_actors([])
+        self.offer_note(None, None)
