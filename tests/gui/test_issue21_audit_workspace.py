@@ -164,3 +164,32 @@ def test_issue21_item5_only_the_chosen_note_and_the_listing_saved_as_csv(
     log.note_only.setChecked(False)
     wait_idle(qtbot, inspector)
     assert _rows(inspector)[-1][2] == "saved audit log entries as CSV to a file"
+
+
+def test_issue21_item5_the_timeline_pages_back_through_every_note(
+    qtbot: Any, inspector: Inspector, demo_path: Path, monkeypatch: Any
+) -> None:
+    from engram.gui.controllers import timeline as timeline_controller
+
+    monkeypatch.setattr(timeline_controller, "TIMELINE_ROWS", 5)  # a page of 5, not 300
+    unlock(qtbot, inspector, demo_path)
+    w = inspector.window
+    pager, view = w.timeline_pager, w.timeline
+    show_tab(qtbot, inspector, w.timeline_tab)
+    total = 14  # maya's notes in the demo, of every status
+    assert pager.span.text() == f"Notes 1–5 of {total}, counted from the newest."
+    assert not pager.newer_button.isEnabled() and pager.older_button.isEnabled()
+    pages = [[r.note for r in view._rows]]
+    while pager.older_button.isEnabled():
+        with qtbot.waitSignal(inspector.controller.timeline.timeline_shown, timeout=SIGNAL_TIMEOUT):
+            qtbot.mouseClick(pager.older_button, Qt.MouseButton.LeftButton)
+        pages.append([r.note for r in view._rows])
+    assert [len(p) for p in pages] == [5, 5, 4]
+    assert pager.span.text() == f"Notes 11–14 of {total}, counted from the newest."
+    seen = [n for p in pages for n in p]
+    assert len({n.id for n in seen}) == total  # every note once
+    newest_first = sorted(seen, key=lambda n: n.created_seq, reverse=True)
+    assert [n.id for p in pages for n in reversed(p)] == [n.id for n in newest_first]
+    with qtbot.waitSignal(inspector.controller.timeline.timeline_shown, timeout=SIGNAL_TIMEOUT):
+        qtbot.mouseClick(pager.newer_button, Qt.MouseButton.LeftButton)
+    assert [r.note for r in view._rows] == pages[1]
