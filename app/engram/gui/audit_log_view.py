@@ -124,6 +124,12 @@ class AuditModel(QAbstractTableModel):
         self._loading.clear()
         self.endResetModel()
 
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        """Show rows at hand, all of them (a short log read whole)."""
+        formatted = [audit_row(r) for r in rows]
+        pages = {n: formatted[n * PAGE : (n + 1) * PAGE] for n in range(len(rows) // PAGE + 1)}
+        self.show(len(rows), pages)
+
     def grow(self, total: int) -> None:
         """The listing knows more rows (a search found more): add them below."""
         if total > self._total:

@@ -117,6 +117,8 @@ class InspectorController(QObject):
         w.refresh_action.triggered.connect(hub.reload_requested)
         w.timeline.note_clicked.connect(self.notes.select_note)
         self.conversations.note_requested.connect(self._show_note)
+        # Disclosed to: each use opens what the agent saw (issue 21 item 6).
+        w.detail.sight_requested.connect(self.conversations.show_turn_sight)
         # An audit row leads to what it is about (issue 21 item 5).
         self.audit_log.note_requested.connect(self._show_note)
         self.audit_log.candidate_requested.connect(self.candidates.show_candidate)
