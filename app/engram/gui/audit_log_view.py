@@ -13,14 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    QTimer,
-    Signal,
-)
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -41,9 +35,8 @@ from engram.control.wording import actor_named, day
 COLUMNS = ("When", "Actor", "Action", "Cause")
 PAGE = 50
 MAX_PAGES = 40  # pages held at most; the oldest held go first
+STORE_ROWS = 10  # rows of an arrived page made into items per turn of the event loop
 SEARCH_PAUSE_MS = 300  # typing pauses this long before a search starts
-Index = QModelIndex | QPersistentModelIndex
-LINKS_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +91,16 @@ def _tooltip(row: dict[str, Any]) -> str:
 Loader = Callable[[int, Callable[[list[AuditRow]], None]], None]
 
 
-class AuditModel(QAbstractTableModel):
-    """Every row of a listing exists; only pages in view hold their cells. A page not held
-    shows empty cells and is asked for (off the UI thread, through `loader`)."""
+class AuditModel(QStandardItemModel):
+    """Every row of a listing exists; only pages that came into view hold items. Painting
+    reads items in C++ — no Python call per cell — so a repaint costs the same whatever runs
+    in the background (a search, a verify; the notes table's way, gui.notes_model). Pages
+    are asked for off the UI thread (`loader`) when `request_rows` says they are in view,
+    and made into items a few rows per turn of the event loop when they arrive."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(0, len(COLUMNS))
+        self.setHorizontalHeaderLabels(list(COLUMNS))
         self._total = 0
         self._pages: dict[int, list[AuditRow]] = {}
         self._loading: set[int] = set()
@@ -112,16 +109,23 @@ class AuditModel(QAbstractTableModel):
 
     @property
     def rows(self) -> list[AuditRow]:
-        """The rows held now, in order (tests and small journals)."""
+        """The rows held now, in order."""
         return [row for number in sorted(self._pages) for row in self._pages[number]]
 
     def show(self, total: int, pages: dict[int, list[AuditRow]]) -> None:
         """Show a listing of `total` rows, some of its pages at hand."""
         self.beginResetModel()
+        blocked = self.blockSignals(True)
         self.generation += 1
-        self._total = total
-        self._pages = dict(pages)
+        self._pages.clear()
         self._loading.clear()
+        self.setRowCount(0)
+        self._total = total
+        self.setRowCount(total)
+        for number, page in pages.items():
+            self._pages[number] = page
+            self._store_rows(number, page, 0, len(page))
+        self.blockSignals(blocked)
         self.endResetModel()
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
@@ -131,11 +135,11 @@ class AuditModel(QAbstractTableModel):
         self.show(len(rows), pages)
 
     def grow(self, total: int) -> None:
-        """The listing knows more rows (a search found more): add them below."""
+        """The listing knows more rows (a search found more): add them below, keeping what
+        is shown, selected and scrolled."""
         if total > self._total:
-            self.beginInsertRows(QModelIndex(), self._total, total - 1)
             self._total = total
-            self.endInsertRows()
+            self.setRowCount(total)
 
     def row_at(self, row: int) -> AuditRow | None:
         """A row, if its page is held."""
@@ -143,53 +147,79 @@ class AuditModel(QAbstractTableModel):
         offset = row % PAGE
         return page[offset] if page is not None and offset < len(page) else None
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else self._total
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, LINKS_ROLE):
-            return None
-        row = self.row_at(index.row())
-        if row is None:
-            self._ask(index.row() // PAGE)
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return row.cells[index.column()]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return row.tip
-        return list(row.links)
+    def request_rows(self, first: int, last: int) -> None:
+        """Rows `first`..`last` are in view: ask for the pages they sit on."""
+        if self._total == 0 or self.loader is None:
+            return
+        first, last = max(0, first), min(self._total - 1, last)
+        for number in range(first // PAGE, last // PAGE + 1):
+            if number not in self._pages and number not in self._loading:
+                self._ask(number)
 
     def _ask(self, number: int) -> None:
-        if self.loader is None or number in self._loading:
-            return
+        assert self.loader is not None
         self._loading.add(number)
         generation = self.generation
 
         def arrived(rows: list[AuditRow]) -> None:
-            if generation != self.generation:
-                return  # another listing is shown by now
-            self._loading.discard(number)
-            self._pages[number] = rows
-            while len(self._pages) > MAX_PAGES:
-                self._pages.pop(next(iter(self._pages)))
-            first = number * PAGE
-            last = min(self._total, first + len(rows)) - 1
-            if last >= first:
-                self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+            if generation == self.generation:  # else another listing is shown by now
+                self._store_in_pieces(number, rows, generation, 0)
 
         self.loader(number, arrived)
+
+    def _store_in_pieces(
+        self, number: int, page: list[AuditRow], generation: int, start: int
+    ) -> None:
+        if generation != self.generation:
+            return
+        end = min(len(page), start + STORE_ROWS)
+        self._store_rows(number, page, start, end)
+        if end < len(page):
+            QTimer.singleShot(0, self, lambda: self._store_in_pieces(number, page, generation, end))
+            return
+        self._loading.discard(number)
+        self._pages[number] = page
+        while len(self._pages) > MAX_PAGES:  # the items of the page held longest go
+            old = next(iter(self._pages))
+            dropped = self._pages.pop(old)
+            blocked = self.blockSignals(True)
+            for row in range(old * PAGE, min(self._total, old * PAGE + len(dropped))):
+                for column in range(len(COLUMNS)):
+                    self.takeItem(row, column)
+            self.blockSignals(blocked)
+
+    def _store_rows(self, number: int, page: list[AuditRow], start: int, end: int) -> None:
+        """Items for rows `start`..`end` - 1 of page `number`, and one change signal."""
+        blocked = self.blockSignals(True)
+        for offset in range(start, end):
+            row = number * PAGE + offset
+            if row >= self._total:
+                break
+            entry = page[offset]
+            for column, cell in enumerate(entry.cells):
+                item = QStandardItem(cell)
+                item.setToolTip(entry.tip)
+                self.setItem(row, column, item)
+        self.blockSignals(blocked)
+        first, last = number * PAGE + start, min(self._total, number * PAGE + end) - 1
+        if last >= first and not blocked:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+
+
+def watch_visible_rows(view: QTableView, model: AuditModel) -> None:
+    """Tell the model which rows the view shows whenever it scrolls, resizes or resets."""
+
+    def visible() -> None:
+        top = max(0, view.rowAt(0))
+        bottom = view.rowAt(max(0, view.viewport().height() - 1))
+        if bottom < 0:
+            bottom = top + max(1, view.viewport().height() // 20)
+        model.request_rows(top, bottom)
+
+    view.verticalScrollBar().valueChanged.connect(lambda _v: visible())
+    view.verticalScrollBar().rangeChanged.connect(lambda _a, _b: visible())
+    model.modelReset.connect(visible)
+    model.rowsInserted.connect(lambda *_: visible())
 
 
 class AuditLogView(QWidget):
@@ -249,6 +279,7 @@ class AuditLogView(QWidget):
         self.model = AuditModel()
         self.table = QTableView()
         self.table.setModel(self.model)
+        watch_visible_rows(self.table, self.model)
         self.table.setAccessibleName("Audit log")
         self.table.setToolTip("Every change to this person's memory: when, who, what, and why")
         self.table.setTabKeyNavigation(False)  # Tab leaves the table
@@ -333,13 +364,17 @@ class AuditLogView(QWidget):
         self.pause.stop()
         self.filter_changed.emit()
 
+    def _links(self, index: QModelIndex | QPersistentModelIndex) -> list[dict[str, Any]]:
+        row = self.model.row_at(index.row()) if index.isValid() else None
+        return list(row.links) if row is not None else []
+
     def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        self.open_button.setEnabled(bool(current.isValid() and current.data(LINKS_ROLE)))
+        self.open_button.setEnabled(bool(self._links(current)))
 
     def _activated(self, index: QModelIndex) -> None:
-        links = index.data(LINKS_ROLE) if index.isValid() else None
+        links = self._links(index)
         if links:
-            self.open_requested.emit(list(links))
+            self.open_requested.emit(links)
 
     def clear(self) -> None:
         """Forget what was shown (locking, another person)."""
