@@ -98,6 +98,8 @@ class AuditModel(QStandardItemModel):
     are asked for off the UI thread (`loader`) when `request_rows` says they are in view,
     and made into items a few rows per turn of the event loop when they arrive."""
 
+    stored = Signal()  # every page asked for so far holds its items
+
     def __init__(self) -> None:
         super().__init__(0, len(COLUMNS))
         self.setHorizontalHeaderLabels(list(COLUMNS))
@@ -112,8 +114,9 @@ class AuditModel(QStandardItemModel):
         """The rows held now, in order."""
         return [row for number in sorted(self._pages) for row in self._pages[number]]
 
-    def show(self, total: int, pages: dict[int, list[AuditRow]]) -> None:
-        """Show a listing of `total` rows, some of its pages at hand."""
+    def show(self, total: int, pages: dict[int, list[AuditRow]], *, at_once: bool = False) -> None:
+        """Show a listing of `total` rows, some of its pages at hand (stored in pieces, and
+        `stored` says when, unless `at_once`)."""
         self.beginResetModel()
         blocked = self.blockSignals(True)
         self.generation += 1
@@ -122,17 +125,25 @@ class AuditModel(QStandardItemModel):
         self.setRowCount(0)
         self._total = total
         self.setRowCount(total)
-        for number, page in pages.items():
-            self._pages[number] = page
-            self._store_rows(number, page, 0, len(page))
         self.blockSignals(blocked)
         self.endResetModel()
+        # In pieces, as pages that arrive later: a worker busy in Python makes each item
+        # call wait for the interpreter, so a few pages at once held the UI thread.
+        for number, page in pages.items():
+            if at_once:
+                self._pages[number] = page
+                self._store_rows(number, page, 0, len(page))
+            else:
+                self._loading.add(number)
+                self._store_in_pieces(number, page, self.generation, 0)
+        if not self._loading:
+            self.stored.emit()
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
         """Show rows at hand, all of them (a short log read whole)."""
         formatted = [audit_row(r) for r in rows]
         pages = {n: formatted[n * PAGE : (n + 1) * PAGE] for n in range(len(rows) // PAGE + 1)}
-        self.show(len(rows), pages)
+        self.show(len(rows), pages, at_once=True)
 
     def grow(self, total: int) -> None:
         """The listing knows more rows (a search found more): add them below, keeping what
@@ -179,6 +190,8 @@ class AuditModel(QStandardItemModel):
             return
         self._loading.discard(number)
         self._pages[number] = page
+        if not self._loading:
+            self.stored.emit()
         while len(self._pages) > MAX_PAGES:  # the items of the page held longest go
             old = next(iter(self._pages))
             dropped = self._pages.pop(old)

@@ -20,6 +20,7 @@ from engram.gui.tasks import Task, TaskContext
 from engram.model.errors import EngramError
 
 INITIAL_ALL = 500  # a journal this short is read whole when shown
+AT_ONCE = 100  # rows at hand stored in one go (more: in pieces, between repaints)
 FIRST_LOOK = 2_000  # rows a search looks at before showing what it found
 
 
@@ -43,8 +44,14 @@ class Listing:
         self.first: dict[int, list[AuditRow]] = {}
 
     def load(self, number: int) -> list[AuditRow]:
-        """A page of formatted rows (off the UI thread)."""
-        return [audit_row(r) for r in self.pages.page(number * PAGE, PAGE)]
+        """A page of formatted rows (off the UI thread). A search's page holds only what
+        was found so far: finding more is the search job's work, not a page's."""
+        offset, limit = number * PAGE, PAGE
+        if self.pages.searching:
+            limit = min(PAGE, max(0, self.pages.total - offset))
+            if not limit:
+                return []
+        return [audit_row(r) for r in self.pages.page(offset, limit)]
 
 
 class AuditLogController(PanelController):
@@ -66,6 +73,8 @@ class AuditLogController(PanelController):
         self._task: Task | None = None
         self._finish_task: Task | None = None
         self.view.model.loader = self._load_page
+        self._announce = False
+        self.view.model.stored.connect(self._stored)
         self.view.filter_changed.connect(self.refresh)
         self.view.open_requested.connect(self.open_link)
         self.view.csv_requested.connect(self.save_csv)
@@ -123,11 +132,12 @@ class AuditLogController(PanelController):
             self.view.set_actors(actors)
             total = pages.total
             self.view.table.scrollToTop()
-            self.view.model.show(total, listing.first)
+            self._announce = True  # once the rows at hand are in (the model stores in pieces)
+            at_hand = sum(len(rows) for rows in listing.first.values())
+            self.view.model.show(total, listing.first, at_once=at_hand <= AT_ONCE)
             self._show_span(listing, final=pages.complete)
             if not pages.searching and listing.first:
                 self.view.table.scrollToBottom()  # the newest last, as the journal keeps them
-            self.audit_shown.emit()
             if pages.searching and not pages.complete:
                 self._find_rest(session, listing)
             elif not pages.searching:
@@ -135,6 +145,11 @@ class AuditLogController(PanelController):
 
         task = self.hub.run(work, done)
         self._task = task
+
+    def _stored(self) -> None:
+        if self._announce:
+            self._announce = False
+            self.audit_shown.emit()
 
     def _show_span(self, listing: Listing, *, final: bool) -> None:
         pages = listing.pages
