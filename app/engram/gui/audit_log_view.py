@@ -35,7 +35,10 @@ from engram.control.wording import actor_named, day
 COLUMNS = ("When", "Actor", "Action", "Cause")
 PAGE = 50
 MAX_PAGES = 40  # pages held at most; the oldest held go first
-STORE_ROWS = 10  # rows of an arrived page made into items per turn of the event loop
+# Rows of an arrived page made into items per turn of the event loop: ten held the UI
+# thread 60 ms while a page loaded beside it (every item call waits for the interpreter).
+STORE_ROWS = 4
+TIP_COLUMNS = frozenset({1, 2})  # the row's ids, on who and what (each tip is a call)
 SEARCH_PAUSE_MS = 300  # typing pauses this long before a search starts
 
 
@@ -209,9 +212,11 @@ class AuditModel(QStandardItemModel):
             if row >= self._total:
                 break
             entry = page[offset]
+            # As few calls as will do: each waits for the interpreter while a worker is busy.
             for column, cell in enumerate(entry.cells):
                 item = QStandardItem(cell)
-                item.setToolTip(entry.tip)
+                if column in TIP_COLUMNS:
+                    item.setToolTip(entry.tip)
                 self.setItem(row, column, item)
         self.blockSignals(blocked)
         first, last = number * PAGE + start, min(self._total, number * PAGE + end) - 1
