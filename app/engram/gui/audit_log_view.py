@@ -128,18 +128,24 @@ class AuditModel(QStandardItemModel):
         self.setRowCount(0)
         self._total = total
         self.setRowCount(total)
-        self.blockSignals(blocked)
-        self.endResetModel()
-        # In pieces, as pages that arrive later: a worker busy in Python makes each item
-        # call wait for the interpreter, so a few pages at once held the UI thread.
+        # Known before the reset ends, so the view's first look asks for none of them.
         for number, page in pages.items():
             if at_once:
                 self._pages[number] = page
                 self._store_rows(number, page, 0, len(page))
             else:
                 self._loading.add(number)
-                self._store_in_pieces(number, page, self.generation, 0)
-        if not self._loading:
+        self.blockSignals(blocked)
+        self.endResetModel()
+        if at_once:
+            self.stored.emit()
+            return
+        # In pieces, as pages that arrive later: a worker busy in Python makes each item
+        # call wait for the interpreter, so a few pages at once held the UI thread.
+        generation = self.generation
+        for number, page in pages.items():
+            self._store_in_pieces(number, page, generation, 0)
+        if not pages:
             self.stored.emit()
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
