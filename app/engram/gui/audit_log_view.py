@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -148,6 +155,21 @@ class AuditModel(QStandardItemModel):
         if not pages:
             self.stored.emit()
 
+    def fill(self, total: int, pages: dict[int, list[AuditRow]]) -> None:
+        """Make a new model hold a listing, its pages at hand as items: off the UI thread,
+        before any view sees it (a million rows cost the UI thread 100 ms to make there),
+        then handed to the UI thread. The view swaps it in (AuditLogView.use_model)."""
+        blocked = self.blockSignals(True)
+        self._total = total
+        self.setRowCount(total)
+        for number, page in pages.items():
+            self._pages[number] = page
+            self._store_rows(number, page, 0, len(page))
+        self.blockSignals(blocked)
+        app = QCoreApplication.instance()
+        if app is not None and self.thread() is not app.thread():
+            self.moveToThread(app.thread())
+
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
         """Show rows at hand, all of them (a short log read whole)."""
         formatted = [audit_row(r) for r in rows]
@@ -230,22 +252,6 @@ class AuditModel(QStandardItemModel):
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
 
 
-def watch_visible_rows(view: QTableView, model: AuditModel) -> None:
-    """Tell the model which rows the view shows whenever it scrolls, resizes or resets."""
-
-    def visible() -> None:
-        top = max(0, view.rowAt(0))
-        bottom = view.rowAt(max(0, view.viewport().height() - 1))
-        if bottom < 0:
-            bottom = top + max(1, view.viewport().height() // 20)
-        model.request_rows(top, bottom)
-
-    view.verticalScrollBar().valueChanged.connect(lambda _v: visible())
-    view.verticalScrollBar().rangeChanged.connect(lambda _a, _b: visible())
-    model.modelReset.connect(visible)
-    model.rowsInserted.connect(lambda *_: visible())
-
-
 class AuditLogView(QWidget):
     """Filters (who, what, from, to, this note, words), the rows, Open and Save as CSV."""
 
@@ -303,7 +309,10 @@ class AuditLogView(QWidget):
         self.model = AuditModel()
         self.table = QTableView()
         self.table.setModel(self.model)
-        watch_visible_rows(self.table, self.model)
+        scroll = self.table.verticalScrollBar()  # the rows in view are asked for as it moves
+        scroll.valueChanged.connect(lambda _v: self._visible())
+        scroll.rangeChanged.connect(lambda _a, _b: self._visible())
+        self._watch(self.model)
         self.table.setAccessibleName("Audit log")
         self.table.setToolTip("Every change to this person's memory: when, who, what, and why")
         self.table.setTabKeyNavigation(False)  # Tab leaves the table
@@ -343,8 +352,32 @@ class AuditLogView(QWidget):
         self.open_button.clicked.connect(lambda: self._activated(self.table.currentIndex()))
         self.csv_button.clicked.connect(self.csv_requested.emit)
         self._dates = ("", "")
-        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self.set_actors([])
+
+    def _watch(self, model: AuditModel) -> None:
+        model.modelReset.connect(self._visible)
+        model.rowsInserted.connect(lambda *_: self._visible())
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+
+    def _visible(self) -> None:
+        """Tell the model which rows the view shows."""
+        view = self.table
+        top = max(0, view.rowAt(0))
+        bottom = view.rowAt(max(0, view.viewport().height() - 1))
+        if bottom < 0:
+            bottom = top + max(1, view.viewport().height() // 20)
+        self.model.request_rows(top, bottom)
+
+    def use_model(self, model: AuditModel) -> None:
+        """Show another listing's model (made off the UI thread: AuditModel.fill)."""
+        old, selection = self.model, self.table.selectionModel()
+        old.generation += 1  # pages still on their way to it are dropped
+        self.model = model
+        self.table.setModel(model)
+        selection.deleteLater()
+        self._watch(model)
+        self.open_button.setEnabled(False)
+        self._visible()
 
     def set_actors(self, actors: list[str]) -> None:
         """The actor choices: everyone, then each who acted (in words, the id in its tip)."""
@@ -411,7 +444,9 @@ class AuditLogView(QWidget):
         blocked = self.note_only.blockSignals(True)
         self.note_only.setChecked(False)
         self.note_only.blockSignals(blocked)
-        self.model.show(0, {})
+        empty = AuditModel()
+        empty.loader = self.model.loader
+        self.use_model(empty)
         self.span.setText("")
         self.set_actors([])
         self.offer_note(None, None)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engram.gui.audit_log_view import AuditLogView
+from engram.gui.audit_log_view import AuditLogView, AuditModel
 
 
 class AuditPanel(QWidget):
@@ -26,7 +26,7 @@ class AuditPanel(QWidget):
         layout = QVBoxLayout(self)
         # The journal, filtered and paged (issue 21 item 5): gui.audit_log_view.
         self.log = AuditLogView()
-        self.span, self.model, self.table = self.log.span, self.log.model, self.log.table
+        self.span, self.table = self.log.span, self.log.table
         layout.addWidget(self.log, 1)
         row = QHBoxLayout()
         self.verify_button = QPushButton("&Verify integrity")
@@ -54,6 +54,11 @@ class AuditPanel(QWidget):
         layout.addWidget(self.reanchor_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.verify_button.clicked.connect(self.verify_requested.emit)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
+
+    @property
+    def model(self) -> AuditModel:
+        """The log's rows now (each listing has a model of its own)."""
+        return self.log.model
 
     def verifying(self, running: bool) -> None:
         """Switch buttons while a verify runs."""

@@ -13,14 +13,13 @@ from engram.control import audit_log
 from engram.control.audit_log import AuditFilter, AuditPages
 from engram.control.session import PersonSession
 from engram.control.wording import counted, quoted
-from engram.gui.audit_log_view import PAGE, AuditRow, audit_row
+from engram.gui.audit_log_view import PAGE, AuditModel, AuditRow, audit_row
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import Task, TaskContext
 from engram.model.errors import EngramError
 
 INITIAL_ALL = 500  # a journal this short is read whole when shown
-AT_ONCE = 100  # rows at hand stored in one go (more: in pieces, between repaints)
 FIRST_LOOK = 2_000  # rows a search looks at before showing what it found
 
 
@@ -73,8 +72,6 @@ class AuditLogController(PanelController):
         self._task: Task | None = None
         self._finish_task: Task | None = None
         self.view.model.loader = self._load_page
-        self._announce = False
-        self.view.model.stored.connect(self._stored)
         self.view.filter_changed.connect(self.refresh)
         self.view.open_requested.connect(self.open_link)
         self.view.csv_requested.connect(self.save_csv)
@@ -108,7 +105,7 @@ class AuditLogController(PanelController):
             return
         self._stop()
 
-        def work(_: TaskContext) -> tuple[Listing, list[str]]:
+        def work(_: TaskContext) -> tuple[Listing, list[str], AuditModel]:
             listing = Listing(AuditPages(session, chosen))
             pages = listing.pages
             if pages.searching:  # what a first look finds; the rest is found after
@@ -120,24 +117,25 @@ class AuditLogController(PanelController):
                 wanted = range(last + 1) if total <= INITIAL_ALL else {0, max(0, last - 1), last}
                 for number in sorted(wanted):
                     listing.first[number] = listing.load(number)
-            return listing, audit_log.audit_actors(session)
+            model = AuditModel()  # made here, not on the UI thread
+            model.fill(pages.total, listing.first)
+            return listing, audit_log.audit_actors(session), model
 
-        def done(result: tuple[Listing, list[str]]) -> None:
+        def done(result: tuple[Listing, list[str], AuditModel]) -> None:
             if task is not self._task:
                 return  # a newer listing replaced this one
             self._task = None
-            listing, actors = result
+            listing, actors, model = result
             self.listing = listing
             pages = listing.pages
             self.view.set_actors(actors)
-            total = pages.total
             self.view.table.scrollToTop()
-            self._announce = True  # once the rows at hand are in (the model stores in pieces)
-            at_hand = sum(len(rows) for rows in listing.first.values())
-            self.view.model.show(total, listing.first, at_once=at_hand <= AT_ONCE)
+            model.loader = self._load_page
+            self.view.use_model(model)
             self._show_span(listing, final=pages.complete)
             if not pages.searching and listing.first:
                 self.view.table.scrollToBottom()  # the newest last, as the journal keeps them
+            self.audit_shown.emit()
             if pages.searching and not pages.complete:
                 self._find_rest(session, listing)
             elif not pages.searching:
@@ -145,11 +143,6 @@ class AuditLogController(PanelController):
 
         task = self.hub.run(work, done)
         self._task = task
-
-    def _stored(self) -> None:
-        if self._announce:
-            self._announce = False
-            self.audit_shown.emit()
 
     def _show_span(self, listing: Listing, *, final: bool) -> None:
         pages = listing.pages
