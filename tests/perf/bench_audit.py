@@ -148,7 +148,7 @@ def measure(app: QApplication, path: Path, folder: Path, floor: Floor) -> dict[s
     controller.unlock(str(path), "x", False)
     wait(app, lambda: bool(opened) and not controller.tasks.busy)
     log = window.audit.log
-    model, table = log.model, log.table
+    table = log.table
     shown: list[bool] = []
     controller.audit_shown.connect(lambda: shown.append(True))
 
@@ -161,6 +161,7 @@ def measure(app: QApplication, path: Path, folder: Path, floor: Floor) -> dict[s
     table.viewport().grab()
     first_listing = time.perf_counter() - t0
     wait(app, lambda: not controller.tasks.busy)  # the seqs, read in the background
+    model = log.model  # each listing has a model of its own: read it after each one
     rows = model.rowCount()
 
     beat.enter(PHASES[1])
@@ -179,9 +180,9 @@ def measure(app: QApplication, path: Path, folder: Path, floor: Floor) -> dict[s
     shown.clear()
     log.actor.setCurrentIndex(log.actor.findData("staff:lee"))
     wait(app, lambda: bool(shown) and not controller.tasks.busy)
-    actor_rows = model.rowCount()
-    table.scrollTo(model.index(actor_rows // 2, 0))
-    wait(app, lambda: model.row_at(actor_rows // 2) is not None)
+    actor_rows = log.model.rowCount()
+    table.scrollTo(log.model.index(actor_rows // 2, 0))
+    wait(app, lambda: log.model.row_at(actor_rows // 2) is not None)
 
     beat.enter(PHASES[3])
     shown.clear()
@@ -190,7 +191,7 @@ def measure(app: QApplication, path: Path, folder: Path, floor: Floor) -> dict[s
     shown.clear()
     log.action.setCurrentIndex(log.action.findData("note_added"))
     wait(app, lambda: bool(shown) and not controller.tasks.busy)
-    action_rows = model.rowCount()
+    action_rows = log.model.rowCount()
 
     beat.enter(PHASES[4])
     shown.clear()
@@ -212,8 +213,8 @@ def measure(app: QApplication, path: Path, folder: Path, floor: Floor) -> dict[s
     scrolled = 0
     while not finished[0] and time.perf_counter() - t0 < SEARCH_SCROLL_S:
         scrolled += 1
-        total = max(1, model.rowCount())
-        table.scrollTo(model.index((scrolled * 7919) % total, 0))
+        total = max(1, log.model.rowCount())
+        table.scrollTo(log.model.index((scrolled * 7919) % total, 0))
         settle(app, 0.05)
     search_s = time.perf_counter() - t0
     for job in controller.tasks.jobs:
