@@ -3,7 +3,8 @@
 Window scenes, at 1024x700 and 1920x1080, in the light and the dark palette, are named
 `<scene>-<size>[-dark].png`: welcome (first run, no recent stores), empty-store, main,
 as-of (time travel: the banner, the note as it stood, edits off), undo (right after
-Ctrl+Z), timeline, conversation-search, candidates, audience-preview, jobs-strip (a verify
+Ctrl+Z), timeline, conversation-search, candidates, audience-preview, audit-workspace (the
+audit log narrowed to one staff member), jobs-strip (a verify
 in the status bar's jobs strip while the notes stay usable). Dialogs keep their
 own size and are named `<dialog>[-dark].png`: new-store, what-the-agent-saw,
 erasure-summary, erase-dialog; note-detail[-dark].png is the detail pane at 1920x1080.
@@ -257,6 +258,19 @@ def timeline(shots: Shots, tag: str) -> None:
     shots.shoot(shots.window, f"timeline{tag}.png")
 
 
+def audit_workspace(shots: Shots, tag: str) -> None:
+    """The audit tab narrowed to one staff member's entries (issue 21 item 5)."""
+    window = shots.window
+    log = window.audit.log
+    window.tabs.setCurrentWidget(window.audit)
+    shots.settle(400)
+    log.actor.setCurrentIndex(max(0, log.actor.findData("staff:dana")))
+    shots.settle(400)
+    shots.shoot(window, f"audit-workspace{tag}.png")
+    log.actor.setCurrentIndex(0)
+    shots.settle(300)
+
+
 def conversation_search(shots: Shots, tag: str) -> None:
     window, controller = shots.window, shots.controller
     panel = window.conversations
@@ -469,6 +483,7 @@ def rounds(
                 conversation_search,
                 candidates,
                 audience_preview,
+                audit_workspace,
                 jobs_strip,
                 undo,  # last: it changes the store
             ]

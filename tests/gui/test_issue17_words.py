@@ -26,7 +26,7 @@ from engram.control.report_pages import summary_section
 from engram.control.session import PersonSession
 from engram.control.wording import counted
 from engram.gui.audience_panel import AudiencePanel
-from engram.gui.audit_panel import AuditModel
+from engram.gui.audit_log_view import AuditModel
 from engram.gui.controllers.conversations import cascade_html
 from engram.gui.controllers.person_actions import _learned
 from engram.gui.detail_panel import render_detail

@@ -77,11 +77,16 @@ def _add_globals(parser: argparse.ArgumentParser, default: object = None) -> Non
 
 def _globals_after_commands(parser: argparse.ArgumentParser) -> None:
     """Let `engram mcp --store S` mean `engram --store S mcp`: hosts write options after
-    the command (issue 10). An option given after the command wins over one before it."""
+    the command (issue 10). An option given after the command wins over one before it,
+    unless the command gives the option a meaning of its own (`audit --actor` filters)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in set(action.choices.values()):
-                _add_globals(sub, argparse.SUPPRESS)
+                own = argparse.ArgumentParser(add_help=False)
+                _add_globals(own, argparse.SUPPRESS)
+                for option in own._actions:
+                    if not set(option.option_strings) & set(sub._option_string_actions):
+                        sub._add_action(option)
                 _globals_after_commands(sub)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from engram.cli import no_display
@@ -12,12 +14,13 @@ from engram.cli.output import (
     add_json_flag,
     emit_error,
     emit_json,
+    emit_json_items,
     emit_line,
     emit_table,
     emit_warning,
 )
 from engram.cli.progress import progress_bar
-from engram.control import demo, erase, forensics, persons, reanchor
+from engram.control import audit_log, demo, erase, forensics, persons, reanchor
 from engram.control.private_file import NOT_ENCRYPTED
 from engram.control.review_copy import review_copy_info
 from engram.control.wording import counted
@@ -64,10 +67,38 @@ def register(commands: Any) -> None:
     )
     p.set_defaults(handler=cmd_export)
 
-    p = commands.add_parser("audit", help="a person's journal as a readable log")
+    p = commands.add_parser(
+        "audit", help="a person's journal as a readable log, filtered, streamed as it is read"
+    )
     p.add_argument("--person", required=True, help=PERSON)
     p.add_argument(
         "--limit", type=int, help="show only this many of the newest entries (default: all)"
+    )
+    p.add_argument(
+        "--actor",
+        action="append",
+        default=[],
+        dest="actor_filter",
+        metavar="ACTOR",
+        help="only entries by this actor id (e.g. staff:dana, extractor); repeat for several "
+        "(who is acting goes before the command: engram --actor ID audit …)",
+    )
+    p.add_argument(
+        "--action",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="only entries of this type (e.g. deleted, candidate_reviewed); repeat for several",
+    )
+    p.add_argument(
+        "--since", metavar="DATE|ISO-TIME", help="only entries from then on (a date: its start)"
+    )
+    p.add_argument(
+        "--until", metavar="DATE|ISO-TIME", help="only entries up to then (a date: its end)"
+    )
+    p.add_argument("--note", metavar="NOTE", help="only entries about this note")
+    p.add_argument(
+        "--search", metavar="WORDS", help="only entries whose words hold all of these words"
     )
     add_json_flag(p)
     p.set_defaults(handler=cmd_audit)
@@ -206,14 +237,30 @@ def cmd_export(ctx: CommandContext) -> int:
 
 
 def cmd_audit(ctx: CommandContext) -> int:
-    rows = forensics.audit_log(ctx.session(ctx.args.person), limit=ctx.args.limit)
-    if ctx.as_json:
-        emit_json(rows)
+    args = ctx.args
+    narrowed = any((args.actor_filter, args.action, args.since, args.until, args.note, args.search))
+    session = ctx.session(args.person)
+    if args.limit is not None and not narrowed:  # the newest entries, as before
+        rows: Iterable[dict[str, Any]] = forensics.audit_log(session, limit=args.limit)
     else:
-        emit_table(
-            ["seq", "at", "actor", "action"],
-            [(r["seq"], r["at"], r["actor"], r["action"]) for r in rows],
+        chosen = audit_log.AuditFilter(
+            actors=tuple(args.actor_filter),
+            actions=tuple(args.action),
+            since=audit_log.day_start(args.since) if args.since else None,
+            until=audit_log.day_end(args.until) if args.until else None,
+            note=args.note,
+            words=args.search or "",
         )
+        if args.limit is not None:  # the newest of what the filter lists
+            rows = deque(audit_log.stream(session, chosen), maxlen=max(0, args.limit))
+        else:
+            rows = audit_log.stream(session, chosen)
+    if ctx.as_json:
+        emit_json_items(rows)  # a page at a time: a million entries are never held at once
+    else:
+        emit_line("  ".join(("seq", "at", "actor", "action")))
+        for r in rows:
+            emit_line(f"{r['seq']}  {r['at']}  {r['actor']}  {r['action']}")
     return 0
 
 

@@ -158,6 +158,7 @@ _EXPORTS = {
         "made a review copy (sealed under the reviewer's passphrase)",
         "making a review copy",
     ),
+    "audit_csv": ("saved audit log entries as CSV", "saving audit log entries as CSV"),
 }
 _TO = {"file": "to a file", "stdout": "to standard output"}
 

@@ -26,7 +26,7 @@ from engram.store import journal
 
 log = logging.getLogger(__name__)
 
-What = Literal["export", "access_report", "review_copy"]
+What = Literal["export", "access_report", "review_copy", "audit_csv"]
 To = Literal["file", "stdout"]
 
 

@@ -68,6 +68,12 @@ def audit_log(session: PersonSession, *, limit: int | None = None) -> list[dict[
         )
 
 
+def audit_rows(session: PersonSession, conn: Any, events: list[Event]) -> list[dict[str, Any]]:
+    """Some events as rows of the audit log (the audit workspace reads them a page at a
+    time, control.audit_log)."""
+    return _audit_rows(session, conn, events)
+
+
 def _audit_pages(session: PersonSession, conn: Any) -> Iterator[dict[str, Any]]:
     """The whole audit log, a page of events at a time (an export)."""
     after = 0

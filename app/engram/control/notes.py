@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from engram.control import note_cache
+from engram.control.disclosure import disclosed_to
 from engram.control.session import PersonSession
 from engram.control.views import NoteView, confidence_arithmetic, usage_json
 from engram.control.wording import quoted
@@ -504,6 +505,8 @@ def show_note(
         "versions": [v.to_json() for v in versions],
         "confidence": confidence_arithmetic(note),
         "usage": [usage_json(u) for u in used],
+        # Every turn, audience and agent that received it (issue 21 item 6).
+        "disclosed": disclosed_to(session.store, session.person, used),
         "history": history,
     }
 

@@ -2,93 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from engram.control.wording import actor_named, counted, day
-
-COLUMNS = ("When", "Actor", "Action", "Cause")
-Index = QModelIndex | QPersistentModelIndex
-
-
-def _cells(row: dict[str, Any]) -> tuple[str, str, str, str]:
-    extra = row.get("reason") or ""
-    return (
-        (row["at"] or "")[:19].replace("T", " "),
-        actor_named(row["actor"]),  # the id stays in the tooltip
-        row.get("said", row["action"]) + (f" — “{extra}”" if extra else ""),
-        _cause(row),
-    )
-
-
-def _cause(row: dict[str, Any]) -> str:
-    """The conversation an event came from, by the day it began ("chat of 7 Nov")."""
-    if not row.get("cause"):
-        return ""
-    started = row.get("cause_started")
-    if not started:
-        return "a chat since deleted"
-    return f"chat of {day(datetime.fromisoformat(started))}"
-
-
-def _tooltip(row: dict[str, Any]) -> str:
-    """The row with its ids, for whoever needs to find it elsewhere ("Copy id" people)."""
-    cause = row.get("cause") or {}
-    ids = " · ".join(
-        f"{name} {value}" for name, value in cause.items() if isinstance(value, str) and value
-    )
-    return f"entry {row['seq']} by {row['actor']}: {row['action']}" + (
-        f"\ncause: {ids}" if ids else ""
-    )
-
-
-class AuditModel(QAbstractTableModel):
-    """Journal rows, formatted only when a cell is painted."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rows: list[dict[str, Any]] = []
-
-    def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        """Show these rows."""
-        self.beginResetModel()
-        self.rows = rows
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return _cells(self.rows[index.row()])[index.column()]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return _tooltip(self.rows[index.row()])
-        return None
+from engram.gui.audit_log_view import AuditLogView, AuditModel
 
 
 class AuditPanel(QWidget):
@@ -100,22 +24,10 @@ class AuditPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
-        self.span = QLabel("")
-        layout.addWidget(self.span)
-        self.model = AuditModel()
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setAccessibleName("Audit log")
-        self.table.setToolTip("Every change to this person's memory: when, who, what, and why")
-        self.table.setTabKeyNavigation(False)  # Tab leaves the table
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(0, 150)  # fixed widths: sizing to contents reads every row
-        header.resizeSection(1, 130)
-        layout.addWidget(self.table, 1)
+        # The journal, filtered and paged (issue 21 item 5): gui.audit_log_view.
+        self.log = AuditLogView()
+        self.span, self.table = self.log.span, self.log.table
+        layout.addWidget(self.log, 1)
         row = QHBoxLayout()
         self.verify_button = QPushButton("&Verify integrity")
         self.verify_button.setAccessibleName("Verify the store's integrity")
@@ -143,17 +55,10 @@ class AuditPanel(QWidget):
         self.verify_button.clicked.connect(self.verify_requested.emit)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
 
-    def show_log(self, rows: list[dict[str, Any]]) -> None:
-        """Fill the table (the newest entries, when the journal is long)."""
-        first = rows[0]["seq"] if rows else 1
-        self.span.setText(
-            f"The newest {len(rows)} entries (from entry {first}); Export gives the whole journal."
-            if first > 1
-            else f"All {counted(len(rows), 'journal entry', 'journal entries')}."
-        )
-        self.model.set_rows(rows)
-        if rows:
-            self.table.scrollToBottom()
+    @property
+    def model(self) -> AuditModel:
+        """The log's rows now (each listing has a model of its own)."""
+        return self.log.model
 
     def verifying(self, running: bool) -> None:
         """Switch buttons while a verify runs."""
@@ -170,5 +75,4 @@ class AuditPanel(QWidget):
 
     def clear(self) -> None:
         """Forget what was shown (locking)."""
-        self.model.set_rows([])
-        self.span.setText("")
+        self.log.clear()

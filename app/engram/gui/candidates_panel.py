@@ -10,6 +10,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -50,6 +51,7 @@ class CandidatesPanel(QWidget):
     reject_requested = Signal(str, int)
     apply_requested = Signal(str)
     turn_requested = Signal(str, str)  # conversation, turn
+    approve_edit_requested = Signal(str, int)  # id, revision: approve as edited (E)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,9 +105,14 @@ class CandidatesPanel(QWidget):
         self.approve_apply_button = QPushButton("Approve and a&pply")
         self.reject_button = QPushButton("&Reject…")
         self.apply_button = QPushButton("Appl&y")
+        self.approve_edit_button = QPushButton("Approve with &edit…")
         for button, name in (
             (self.approve_button, "Approve the selected candidate"),
             (self.approve_apply_button, "Approve the selected candidate and make it a note"),
+            (
+                self.approve_edit_button,
+                "Approve the selected candidate as you edit its text or scope, and make it a note",
+            ),
             (self.reject_button, "Reject the selected candidate, saying why"),
             (self.apply_button, "Make the approved candidate a note"),
         ):
@@ -117,6 +124,22 @@ class CandidatesPanel(QWidget):
         self.approve_apply_button.clicked.connect(lambda: self._decide("approve-apply"))
         self.reject_button.clicked.connect(lambda: self._decide("reject"))
         self.apply_button.clicked.connect(lambda: self._decide("apply"))
+        self.approve_edit_button.clicked.connect(lambda: self._decide("approve-edit"))
+        # The review queue (issue 21 item 8): single keys while the list has the focus.
+        self.table.setToolTip(
+            "What learning suggested. A approves, R rejects (saying why), E approves with an "
+            "edit, J and K move down and up"
+        )
+        for key, act in (
+            ("A", lambda: self._decide("approve")),
+            ("R", lambda: self._decide("reject")),
+            ("E", lambda: self._decide("approve-edit")),
+            ("J", lambda: self._move(1)),
+            ("K", lambda: self._move(-1)),
+        ):
+            shortcut = QShortcut(QKeySequence(key), self.table)
+            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(act)
         self._update_buttons()
 
     def chosen_status(self) -> str | None:
@@ -135,6 +158,7 @@ class CandidatesPanel(QWidget):
         """Fill the table, keeping the selection on `keep`, or else on the same candidate
         where it remains; the selected one's details reload either way."""
         keep = keep or (self.current() or {}).get("id")
+        was_at = self.table.currentRow()  # a decided one leaves: the next takes its place
         self.rows = rows
         self.table.setRowCount(len(rows))
         for r, c in enumerate(rows):
@@ -152,7 +176,8 @@ class CandidatesPanel(QWidget):
                     item.setTextAlignment(RIGHT)
                 self.table.setItem(r, column, item)
         self.summary.setText(f"{pending} waiting for review")
-        row = next((i for i, c in enumerate(rows) if c["id"] == keep), 0 if rows else -1)
+        fallback = min(max(was_at, 0), len(rows) - 1)
+        row = next((i for i, c in enumerate(rows) if c["id"] == keep), fallback)
         blocked = self.table.blockSignals(True)
         self.table.setCurrentCell(row, 0)
         self.table.blockSignals(blocked)
@@ -185,6 +210,10 @@ class CandidatesPanel(QWidget):
         elif candidate.get("restates"):
             named = _note_named(candidate["restates"], candidate.get("restates_text"))
             relation = f"<p>Restates the note {named}.</p>"
+        twins = candidate.get("duplicates") or []
+        if twins:  # issue 21 item 8: applying it would keep the same thing twice
+            named = ", ".join(_note_named(d["id"], d["text"]) for d in twins)
+            relation += f"<p>Would duplicate the note {named}, which already says this.</p>"
         warnings = []
         if candidate["sensitive"]:
             warnings.append(sensitive_warning(candidate))
@@ -223,16 +252,33 @@ class CandidatesPanel(QWidget):
 
     def _update_buttons(self) -> None:
         status = (self.current() or {}).get("status")
-        for button in (self.approve_button, self.approve_apply_button, self.reject_button):
+        for button in (
+            self.approve_button,
+            self.approve_apply_button,
+            self.reject_button,
+            self.approve_edit_button,
+        ):
             offer(button, status == "pending", self.past)
         offer(self.apply_button, status == "approved", self.past)
+
+    def _move(self, step: int) -> None:
+        """J and K: the next or previous candidate."""
+        row = self.table.currentRow() + step
+        if 0 <= row < self.table.rowCount():
+            self.table.setCurrentCell(row, 0)
 
     def _decide(self, what: str) -> None:
         candidate = self.current()
         if candidate is None:
             return
+        if what != "apply" and candidate["status"] != "pending":
+            return  # a key pressed on a decided one: nothing to decide (its buttons are off)
+        if self.past:
+            return
         cid, revision = candidate["id"], int(candidate["revision"])
-        if what == "reject":
+        if what == "approve-edit":
+            self.approve_edit_requested.emit(cid, revision)
+        elif what == "reject":
             self.reject_requested.emit(cid, revision)
         elif what == "apply":
             self.apply_requested.emit(cid)

@@ -11,6 +11,7 @@ from engram.gui.candidates_panel import COLUMNS as CANDIDATE_COLUMNS
 from engram.gui.controllers.adding import AddingController
 from engram.gui.controllers.audience import AudienceController
 from engram.gui.controllers.audit import AuditController
+from engram.gui.controllers.audit_log import AuditLogController
 from engram.gui.controllers.backup import BackupController
 from engram.gui.controllers.candidates import CandidatesController
 from engram.gui.controllers.conversations import ConversationsController
@@ -87,6 +88,7 @@ class InspectorController(QObject):
         self.candidates = CandidatesController(hub)
         self.audience = AudienceController(hub)
         self.audit = AuditController(hub)
+        self.audit_log = AuditLogController(hub)
         self.person_actions = PersonActionsController(hub)
         self.review = ReviewController(hub)
         self.undo = UndoController(hub, self.notes)
@@ -104,7 +106,7 @@ class InspectorController(QObject):
             ("changed", hub.changed),
             ("failed", hub.failed),
             ("preview_shown", self.audience.preview_shown),
-            ("audit_shown", self.audit.audit_shown),
+            ("audit_shown", self.audit_log.audit_shown),
             ("candidates_shown", self.candidates.candidates_shown),
             ("transcript_shown", self.conversations.transcript_shown),
             ("searched", self.conversations.searched),
@@ -119,6 +121,15 @@ class InspectorController(QObject):
         w.refresh_action.triggered.connect(hub.reload_requested)
         w.timeline.note_clicked.connect(self.notes.select_note)
         self.conversations.note_requested.connect(self._show_note)
+        # Disclosed to: each use opens what the agent saw (issue 21 item 6).
+        w.detail.sight_requested.connect(self.conversations.show_turn_sight)
+        # An audit row leads to what it is about (issue 21 item 5).
+        self.audit_log.note_requested.connect(self._show_note)
+        self.audit_log.candidate_requested.connect(self.candidates.show_candidate)
+        self.audit_log.turn_requested.connect(self.conversations.open_turn)
+        self.notes.detail_shown.connect(
+            lambda note: self.audit_log.offer_note(note, self.notes.detail)
+        )
         self.notes.note_selected.connect(self.timeline.show_selected)
         for turn_link in (
             w.detail.turn_requested,

@@ -77,17 +77,7 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
             for v in versions
         )
         parts.append(f"<p><b>Versions</b></p><ol>{rows}</ol>")
-    usage = detail["usage"]
-    if usage:
-        rows = "".join(
-            f"<li>{_when(u['at'])} · {e(USED_VIA.get(u['via'], 'used by the agent'))} · "
-            f"ranked {u['rank']}</li>"
-            for u in usage[-10:]
-        )
-        more = f" (last 10 of {len(usage)})" if len(usage) > 10 else ""
-        parts.append(f"<p><b>Used</b> {len(usage)} times{more}</p><ul>{rows}</ul>")
-    else:
-        parts.append("<p><b>Used</b> not yet put in any turn</p>")
+    parts.append(disclosed_html(detail.get("disclosed") or []))
     history = "".join(
         f"<li>{_when(h['at'])} · {e(h['type'].replace('_', ' '))} · {_actor(h['actor'])}</li>"
         for h in detail["history"]
@@ -96,12 +86,40 @@ def render_detail(detail: dict[str, Any], as_of: str | None = None) -> str:
     return "".join(parts)
 
 
-# How the agent used a note, by the usage ledger's `via` (issue 17 item 13).
-USED_VIA = {
-    "assembly": "put in what the agent saw",
-    "recall": "returned when the agent recalled memory",
-    "search": "found by the agent's memory search",
-}
+def disclosed_html(uses: list[dict[str, Any]]) -> str:
+    """Disclosed to (issue 21 item 6): every turn, audience and agent that received the
+    note, newest first, each with "What did the agent see?"; ids only in tooltips."""
+    e = html.escape
+    if not uses:
+        return "<p><b>Disclosed to</b> nobody yet: no agent has been given this note</p>"
+    rows = []
+    for u in reversed(uses):
+        agent = f"the agent {u['agent']}" if u.get("agent") else "an agent with no name recorded"
+        if u.get("conversation_kept"):
+            tip = f"conversation {u['conversation']}" + (f", turn {u['turn']}" if u["turn"] else "")
+            where = (
+                f"<a href='turn:{e(u['conversation'])}/{e(u['turn'] or '')}' title='{e(tip)}'>"
+                f"{'a turn' if u['turn'] else 'the conversation'} of the chat of "
+                f"{e(u['conversation_day'])}</a>"
+            )
+            who = f"; who could read the answer: {e(u['readers'])}"
+        elif u.get("conversation"):
+            where, who = "a chat since deleted", ""
+        else:
+            where, who = "a session with no conversation", ""
+        sight = (
+            f" · <a href='sight:{e(u['conversation'])}/{e(u['turn'])}'>What did the agent see?</a>"
+            if u.get("seen")
+            else ""
+        )
+        rows.append(
+            f"<li>{_when(u['at'])} · {e(u['how'])} (ranked {u['rank']}) · {e(agent)} · in "
+            f"{where}{who}{sight}</li>"
+        )
+    return (
+        f"<p><b>Disclosed to</b> {len(uses)} time{'s' if len(uses) != 1 else ''}</p>"
+        f"<ul>{''.join(rows)}</ul>"
+    )
 
 
 def _actor(actor: str) -> str:
@@ -195,6 +213,7 @@ class DetailPanel(QWidget):
     delete_requested = Signal()
     turn_requested = Signal(str, str)
     note_requested = Signal(str)
+    sight_requested = Signal(str, str)  # "What did the agent see?" of a conversation's turn
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -262,5 +281,8 @@ class DetailPanel(QWidget):
         if target.startswith("turn:"):
             conversation, _, turn = target.removeprefix("turn:").partition("/")
             self.turn_requested.emit(conversation, turn)
+        elif target.startswith("sight:"):
+            conversation, _, turn = target.removeprefix("sight:").partition("/")
+            self.sight_requested.emit(conversation, turn)
         elif target.startswith("note:"):
             self.note_requested.emit(target.removeprefix("note:"))

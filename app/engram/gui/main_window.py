@@ -34,7 +34,7 @@ from engram.gui.notes_model import (
     watch_visible_rows,
 )
 from engram.gui.review_banner import ReviewCopyBanner
-from engram.gui.timeline_view import TimelineLegend, TimelineView
+from engram.gui.timeline_view import TimelineLegend, TimelinePager, TimelineView
 from engram.gui.unlock_page import UnlockPage
 from engram.gui.widgets import (
     ElidedLabel,
@@ -142,6 +142,8 @@ class MainWindow(QMainWindow):
         timeline_layout.setContentsMargins(0, 0, 0, 0)
         self.timeline_legend = TimelineLegend()
         timeline_layout.addWidget(self.timeline_legend)
+        self.timeline_pager = TimelinePager()  # back through every note (issue 21 item 5)
+        timeline_layout.addWidget(self.timeline_pager)
         timeline_layout.addWidget(self.timeline_scroll, 1)
         self.tabs.addTab(self.timeline_tab, "&Timeline")
         self.conversations = ConversationsPanel()

@@ -17,7 +17,7 @@ from PySide6.QtGui import (
     QPalette,
     QPen,
 )
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolTip, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolTip, QWidget
 
 from engram.gui import theme
 from engram.model.clock import iso
@@ -259,3 +259,42 @@ class TimelineLegend(QWidget):
         closed = QLabel("▌ a hard stop: the note closed · faded: no longer held · dashed: now")
         closed.setWordWrap(True)
         layout.addWidget(closed, 1)
+
+
+class TimelinePager(QWidget):
+    """Which notes the timeline shows, and Older / Newer to page through all of them
+    (issue 21 item 5): a page of the newest first, then back, as the notes table pages."""
+
+    older_requested = Signal()
+    newer_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 0, 6, 0)
+        self.newer_button = QPushButton("Ne&wer notes")
+        self.newer_button.setAccessibleName("Show the newer notes on the timeline")
+        self.older_button = QPushButton("&Older notes")
+        self.older_button.setAccessibleName("Show the older notes on the timeline")
+        self.span = QLabel("")
+        self.span.setAccessibleName("Which notes the timeline shows")
+        layout.addWidget(self.span, 1)
+        layout.addWidget(self.newer_button)
+        layout.addWidget(self.older_button)
+        self.newer_button.clicked.connect(self.newer_requested.emit)
+        self.older_button.clicked.connect(self.older_requested.emit)
+        self.show_span(0, 0, 0)
+
+    def show_span(self, offset: int, shown: int, total: int) -> None:
+        """Say which notes are shown (`offset` from the newest) and offer the way on."""
+        if total == 0:
+            self.span.setText("")
+        elif shown >= total:
+            self.span.setText(f"All {total:,} notes, in the order they were made.")
+        else:
+            newest = offset + 1
+            self.span.setText(
+                f"Notes {newest:,}–{offset + shown:,} of {total:,}, counted from the newest."
+            )
+        self.newer_button.setEnabled(offset > 0)
+        self.older_button.setEnabled(offset + shown < total)

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 
-from engram.control import forensics, reanchor
+from engram.control import reanchor
 from engram.control.verify_process import verify_in_child
 from engram.control.verify_report import VerifyReport, VerifyVerdict
 from engram.gui.controllers.hub import Hub
@@ -15,7 +15,6 @@ from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import Task, TaskContext
 from engram.store.verify import no_checkpoint_sentence
 
-AUDIT_ROWS = 1000  # the newest; `engram audit` and export give the whole journal
 NOT_CHECKED = "integrity: not checked"
 # The badge of each verdict the engine gives (the badge says it; it decides nothing).
 BADGES = {
@@ -47,9 +46,8 @@ def _window_warnings(report: VerifyReport, read_only: bool) -> list[str]:
 
 
 class AuditController(PanelController):
-    """Loads the log when shown; verify runs with progress and Cancel."""
+    """Verify runs with progress and Cancel (the log itself: controllers.audit_log)."""
 
-    audit_shown = Signal()
     verified = Signal(bool)
 
     def __init__(self, hub: Hub) -> None:
@@ -90,17 +88,6 @@ class AuditController(PanelController):
             self._integrity_unknown()
         self.w.verify_action.setEnabled(self.hub.store is not None)
         self.w.audit.clear()
-
-    def refresh(self) -> None:
-        session = self.hub.session
-        if session is None:
-            return
-
-        def done(rows: list[dict[str, Any]]) -> None:
-            self.w.audit.show_log(rows)
-            self.audit_shown.emit()
-
-        self.hub.run(lambda _: forensics.audit_log(session, limit=AUDIT_ROWS), done)
 
     def verify(self) -> None:
         """Check every chain and signature in a child process, with progress and Cancel."""

@@ -7,11 +7,13 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 
+from engram.control import candidate_review
 from engram.control import candidates as candidate_control
 from engram.control.session import PersonSession
 from engram.gui.controllers.hub import Hub
 from engram.gui.controllers.panel import PanelController
 from engram.gui.tasks import TaskContext
+from engram.model.scope import Scope
 
 
 class CandidatesController(PanelController):
@@ -31,6 +33,7 @@ class CandidatesController(PanelController):
         c.approve_requested.connect(self.approve)
         c.reject_requested.connect(self.reject)
         c.apply_requested.connect(self.apply)
+        c.approve_edit_requested.connect(self.approve_edited)
         hub.past_changed.connect(lambda _past: c.set_past(hub.frozen))
 
     def clear(self) -> None:
@@ -52,6 +55,16 @@ class CandidatesController(PanelController):
                 self._show_count,
                 background=True,
             )
+
+    def show_candidate(self, candidate_id: str) -> None:
+        """Show one candidate, whatever its status (an audit row leads here)."""
+        c = self.w.candidates
+        blocked = c.status.blockSignals(True)
+        c.status.setCurrentIndex(c.status.findData(None))  # every status
+        c.status.blockSignals(blocked)
+        self.stale = False  # showing the tab must not list it once more without `keep`
+        self.w.tabs.setCurrentWidget(c)
+        self.refresh(keep=candidate_id)
 
     def refresh(self, keep: str | None = None) -> None:
         """List the candidates the filter asks for. With `keep`, that candidate stays listed
@@ -87,10 +100,10 @@ class CandidatesController(PanelController):
             return
 
         def work(_: TaskContext) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-            return (
-                candidate_control.get_candidate(session, candidate_id),
-                candidate_control.audit(session, candidate_id),
-            )
+            candidate = candidate_control.get_candidate(session, candidate_id)
+            if candidate["status"] == "pending":  # what applying it would keep twice
+                candidate["duplicates"] = candidate_review.duplicates_of(session, candidate)
+            return candidate, candidate_control.audit(session, candidate_id)
 
         self.hub.run(work, lambda result: self.w.candidates.show_trail(*result))
 
@@ -126,6 +139,28 @@ class CandidatesController(PanelController):
             "Candidate rejected.",
             candidate_id,
             lambda s: candidate_control.reject(s, candidate_id, revision, reason),
+        )
+
+    def approve_edited(self, candidate_id: str, revision: int) -> None:
+        """E: approve the revision on screen as the reviewer edits its text and scope, and
+        make it a note, in one write (issue 21 item 8)."""
+        shown = next((c for c in self.w.candidates.rows if c["id"] == candidate_id), None)
+        if shown is None or not self.hub.writable():
+            return
+        text = self.hub.ask(lambda p: p.edit_text(shown["text"] or ""), "nothing was approved.")
+        if text is None:
+            return
+        scope = self.hub.ask(
+            lambda p: p.choose_scope(Scope(shown["scope"]), text), "nothing was approved."
+        )
+        if scope is None:
+            return
+        self._decide(
+            "Candidate approved as edited, and applied.",
+            candidate_id,
+            lambda s: candidate_review.approve_edited(
+                s, candidate_id, revision, text=text, scope=scope
+            ),
         )
 
     def apply(self, candidate_id: str) -> None:
