@@ -12,6 +12,7 @@ from engram import __version__
 from engram.cli import (
     backup_cmds,
     conversation_cmds,
+    key_cmds,
     learning_cmds,
     mcp_cmds,
     note_cmds,
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve_cmds.register(commands)
     mcp_cmds.register(commands)
     report_cmds.register(commands)
+    key_cmds.register(commands)
     _globals_after_commands(parser)
     return parser
 

@@ -26,6 +26,12 @@ def register(commands: Any) -> None:
         action="store_true",
         help="keep the key only behind the passphrase, not in the OS keyring",
     )
+    p.add_argument(
+        "--weak-passphrase",
+        action="store_true",
+        help="accept a passphrase below the strength the inspector requires (zxcvbn score 3 "
+        "of 4), for sample data and tests",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_init)
 
@@ -103,9 +109,15 @@ def register(commands: Any) -> None:
 
 
 def cmd_init(ctx: CommandContext) -> int:
-    store = Store.create(
-        ctx.args.store, passphrase=ctx.passphrase(), use_keyring=not ctx.args.no_keyring
+    # On a terminal with no passphrase given, it is asked twice; without either, the key
+    # lives in the OS keyring only (Store.create refuses where there is none).
+    passphrase = ctx.new_passphrase(
+        ctx.passphrase(),
+        nothing="nothing was created",
+        allow_weak=ctx.args.weak_passphrase,
+        terminal_required=False,
     )
+    store = Store.create(ctx.args.store, passphrase=passphrase, use_keyring=not ctx.args.no_keyring)
     try:
         where = {
             "store": describe(store.url),
