@@ -96,7 +96,11 @@ def forget_key(store: UnlockedStore, passphrase: str) -> str:
     """Remove this store's key from this computer's OS keyring, once `passphrase` is shown
     to open the store; refused for a store with no passphrase, which nothing else would
     open. Returns what was done, in one sentence."""
-    store.forget_key(passphrase)
+    if not store.forget_key(passphrase):
+        return (
+            "This computer's keyring holds no key for this store, so nothing was removed: "
+            "only its passphrase opens it."
+        )
     return (
         "The store's key was removed from this computer's keyring: from now on only its "
         "passphrase opens it."

@@ -19,6 +19,7 @@ from engram.gui.controllers.notes import NotesController
 from engram.gui.controllers.people import PeopleController
 from engram.gui.controllers.person_actions import PersonActionsController
 from engram.gui.controllers.recent import RecentStoresMenu
+from engram.gui.controllers.store_key import StoreKeyController
 from engram.gui.controllers.store_lock import StoreLockController
 from engram.gui.controllers.timeline import TimelineController
 from engram.gui.controllers.undo import UndoController
@@ -89,6 +90,7 @@ class InspectorController(QObject):
         self.undo = UndoController(hub, self.notes)
         self.adding = AddingController(hub)
         self.help = HelpController(hub)
+        self.store_key = StoreKeyController(hub)
         self._link_panels()
         self._choose_columns(settings)
         for name, signal in (

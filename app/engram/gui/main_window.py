@@ -204,6 +204,8 @@ class MainWindow(QMainWindow):
         self.add_person_action = self._action("&Add person…", None)
         self.add_note_action = self._action("&Add note…", "Ctrl+Shift+N")
         self.lock_action = self._action("&Lock", "Ctrl+L")
+        self.change_passphrase_action = self._action("Change &passphrase…", None)
+        self.forget_key_action = self._action("Forget the &key on this computer…", None)
         self.export_action = self._action("&Export person…", "Ctrl+E")
         self.report_action = self._action("Save access &report…", "Ctrl+Shift+R")
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
@@ -238,6 +240,9 @@ class MainWindow(QMainWindow):
                     self.lock_action,
                     self.export_action,
                     self.report_action,
+                    None,
+                    self.change_passphrase_action,
+                    self.forget_key_action,
                     None,
                     self.quit_action,
                 ],

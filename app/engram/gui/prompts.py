@@ -40,7 +40,12 @@ from engram.gui.dialogs import (
     documents_folder,
 )
 from engram.gui.keyring_probe import KeyringProbe
-from engram.gui.new_store_dialog import NewStoreDialog, NewStoreSecret
+from engram.gui.new_store_dialog import (
+    ChangePassphraseDialog,
+    ForgetKeyDialog,
+    NewStoreDialog,
+    NewStoreSecret,
+)
 from engram.gui.theme import SCOPE_MEANING
 from engram.gui.turn_sight_dialog import TurnSightDialog
 from engram.model.scope import Scope
@@ -67,6 +72,8 @@ class PromptHost(Protocol):
     def open_path(self, folder: str = "") -> str | None: ...
     def new_store_path(self, folder: str) -> str | None: ...
     def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None: ...
+    def new_passphrase(self, where: str, had_passphrase: bool) -> str | None: ...
+    def forget_key_passphrase(self, where: str) -> str | None: ...
     def question(self, title: str, text: str, yes: str) -> bool: ...
     def choose(self, title: str, text: str, choices: Sequence[tuple[str, str]]) -> str | None: ...
     def person_to_add(self) -> str | None: ...
@@ -215,6 +222,16 @@ class Prompts:
         """The new store's passphrase (twice) and whether to remember its key here."""
         dialog = NewStoreDialog(path, probe, self._top())
         return self._ask(dialog, dialog.secret)
+
+    def new_passphrase(self, where: str, had_passphrase: bool) -> str | None:
+        """File › Change passphrase…: the new passphrase, typed twice, strong enough."""
+        dialog = ChangePassphraseDialog(where, had_passphrase, self._top())
+        return self._ask(dialog, dialog.new_passphrase)
+
+    def forget_key_passphrase(self, where: str) -> str | None:
+        """File › Forget the key on this computer…: the passphrase, to prove it is known."""
+        dialog = ForgetKeyDialog(where, self._top())
+        return self._ask(dialog, dialog.typed)
 
     def question(self, title: str, text: str, yes: str) -> bool:
         """A yes-or-no question whose default is no; True only for `yes`."""

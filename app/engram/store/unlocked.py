@@ -161,10 +161,11 @@ class UnlockedStore:
             faults.crash_point(faults.PASSPHRASE_REWRAPPED)
         self.info = changed
 
-    def forget_key(self, passphrase: str) -> None:
+    def forget_key(self, passphrase: str) -> bool:
         """Remove this store's key from this computer's OS keyring (nothing else changes),
         once `passphrase` is shown to open the store: refused (WrongPassphrase) when it
-        does not, and for a store without a passphrase, which nothing else would open."""
+        does not, and for a store without a passphrase, which nothing else would open.
+        False when the keyring held no key for it (then nothing was asked of it)."""
         if self.info.kek_by_passphrase is None:
             raise KeyUnavailable(
                 "This store has no passphrase, so its key in this computer's keyring is the "
@@ -175,6 +176,8 @@ class UnlockedStore:
                 f"The store at {describe(self.url)} is damaged: its passphrase opens another "
                 "key; nothing was changed."
             )
+        if self.keyring.usable_backend() is None or self.keyring.get(self.info.id) is None:
+            return False
         self.keyring.delete(self.info.id)
         if self.keyring.get(self.info.id) is not None:
             raise KeyUnavailable(
@@ -182,13 +185,7 @@ class UnlockedStore:
                 "remove the entry 'engram' for this store in the keyring manager."
             )
         self.anchors.use_keyring = None  # ask again whether the keyring anchors it
-
-    def key_in_keyring(self) -> bool:
-        """Whether this computer's OS keyring holds this store's key (False when there is
-        no usable keyring); KeyUnavailable when the keyring fails."""
-        if self.keyring.usable_backend() is None:
-            return False
-        return self.keyring.get(self.info.id) == self.keys.kek
+        return True
 
     @property
     def _touched(self) -> set[ledger.RowRef]:
