@@ -35,7 +35,11 @@ def register(commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_init)
 
-    p = commands.add_parser("demo", help="build a realistic demo store through the real runtime")
+    p = commands.add_parser(
+        "demo",
+        help="build a realistic demo store through the real runtime (default: demo.engram in "
+        "the user data folder, never the default store; passphrase 'demo' unless one is given)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_demo)
 
@@ -143,15 +147,26 @@ def cmd_init(ctx: CommandContext) -> int:
 
 
 def cmd_demo(ctx: CommandContext) -> int:
-    summary = demo.build_demo(ctx.args.store, passphrase=ctx.passphrase())
+    # Never the default store (real data goes there): demo.engram beside it, unless
+    # --store says otherwise; its passphrase is the public 'demo' unless one is given.
+    location = ctx.args.store or str(demo.default_demo_path())
+    given = ctx.passphrase()
+    summary = demo.build_demo(location, passphrase=demo.DEMO_PASSPHRASE if given is None else given)
+    where = describe(store_url(location))
     if ctx.as_json:
-        emit_json(summary)
+        emit_json({"store": where, **summary})
     else:
-        emit_line(f"Built the demo store at {describe(store_url(ctx.args.store))}:")
+        said = (
+            f"its passphrase is '{demo.DEMO_PASSPHRASE}'"
+            if given is None
+            else "with your passphrase"
+        )
+        emit_line(f"Built the demo store at {where} ({said}):")
         for person, counts in summary["persons"].items():
             emit_line(
                 f"  {person}: {counts['notes']} notes, {counts['conversations']} conversations"
             )
+        emit_line(f"Open it with: engram desk {where}")
     return 0
 
 
