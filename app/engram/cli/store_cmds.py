@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -328,8 +329,8 @@ def cmd_desk(ctx: CommandContext) -> int:
         return _desktop_entry(ctx)
     from engram.gui.app import run  # Qt loads only for the inspector
 
-    store = ctx.args.desk_store or ctx.args.store
-    if store is None:
+    store = ctx.args.desk_store or ctx.args.store or os.environ.get("ENGRAM_STORE")
+    if not store:
         from engram.store.location import default_store_path
 
         store = str(default_store_path())
