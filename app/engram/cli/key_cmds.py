@@ -7,6 +7,8 @@ from typing import Any
 from engram.cli.context import CommandContext, read_source
 from engram.cli.output import add_json_flag, emit_json, emit_line
 from engram.control import passphrase
+from engram.model.errors import ReadOnlyStore
+from engram.store.store import READ_ONLY_SENTENCE
 
 
 def register(commands: Any) -> None:
@@ -56,6 +58,8 @@ def register(commands: Any) -> None:
 
 def cmd_passphrase_change(ctx: CommandContext) -> int:
     store = ctx.store()  # the current key first: the old passphrase or the keyring
+    if store.read_only:  # said before a new passphrase is asked for
+        raise ReadOnlyStore(READ_ONLY_SENTENCE)
     args = ctx.args
     given = read_source(
         args.new_passphrase_env, args.new_passphrase_file, args.new_passphrase_fd, "new-passphrase"
