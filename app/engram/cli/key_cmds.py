@@ -6,9 +6,6 @@ from typing import Any
 
 from engram.cli.context import CommandContext, read_source
 from engram.cli.output import add_json_flag, emit_json, emit_line
-from engram.control import passphrase
-from engram.model.errors import ReadOnlyStore
-from engram.store.store import READ_ONLY_SENTENCE
 
 
 def register(commands: Any) -> None:
@@ -57,6 +54,10 @@ def register(commands: Any) -> None:
 
 
 def cmd_passphrase_change(ctx: CommandContext) -> int:
+    from engram.control import passphrase  # the store's modules load for this command only
+    from engram.model.errors import ReadOnlyStore
+    from engram.store.store import READ_ONLY_SENTENCE
+
     store = ctx.store()  # the current key first: the old passphrase or the keyring
     if store.read_only:  # said before a new passphrase is asked for
         raise ReadOnlyStore(READ_ONLY_SENTENCE)
@@ -80,6 +81,8 @@ def cmd_passphrase_change(ctx: CommandContext) -> int:
 
 
 def cmd_keyring_forget(ctx: CommandContext) -> int:
+    from engram.control import passphrase
+
     store = ctx.store()
     said = passphrase.forget_key(store, ctx.confirming_passphrase())
     if ctx.as_json:
