@@ -185,3 +185,19 @@ def test_issue20_item7_a_change_killed_midway_leaves_one_passphrase_that_works(
         Store.open(str(store_path), passphrase=other)
     store = Store.open(str(store_path), passphrase=opens_with)
     store.close()
+
+
+def test_issue20_item7_keyring_forget_reads_a_passphrase_fd_once(
+    cli: Any, test_keyring: MemoryKeyring
+) -> None:
+    """The store is opened, then the key forgotten, with the one line a pipe gives."""
+    assert cli("init").code == 0
+    read_end, write_end = os.pipe()
+    os.write(write_end, (PASSPHRASE + "\n").encode())
+    os.close(write_end)
+    try:
+        forgot = cli("--passphrase-fd", str(read_end), "keyring", "forget", passphrase=False)
+    finally:
+        os.close(read_end)
+    assert forgot.code == 0, forgot.err
+    assert not any(user.startswith("s_") and "/" not in user for _, user in test_keyring.items)

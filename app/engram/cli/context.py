@@ -70,6 +70,7 @@ class CommandContext:
     args: argparse.Namespace
     _store: Store | None = field(default=None, repr=False)
     _typed: str | None = field(default=None, repr=False)  # the passphrase typed to open it
+    _given: tuple[str | None] | None = field(default=None, repr=False)  # read once: a pipe
 
     @property
     def as_json(self) -> bool:
@@ -79,13 +80,17 @@ class CommandContext:
     def passphrase(self) -> str | None:
         """The passphrase from --passphrase-env VAR, --passphrase-file FILE or
         --passphrase-fd N (issue 20 item 7), or None to use the keyring (or ask)."""
-        args = self.args
-        return read_source(
-            getattr(args, "passphrase_env", None),
-            getattr(args, "passphrase_file", None),
-            getattr(args, "passphrase_fd", None),
-            "passphrase",
-        )
+        if self._given is None:  # a file descriptor gives its line once: keep it
+            args = self.args
+            self._given = (
+                read_source(
+                    getattr(args, "passphrase_env", None),
+                    getattr(args, "passphrase_file", None),
+                    getattr(args, "passphrase_fd", None),
+                    "passphrase",
+                ),
+            )
+        return self._given[0]
 
     def where(self) -> str:
         """The store's location, as messages name it."""
