@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -131,6 +132,8 @@ class CliResult:
 def cli(store_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Run `engram` in-process against the test store, with the passphrase from the env."""
     monkeypatch.setenv("TEST_PASSPHRASE", PASSPHRASE)
+    # As a script runs it, with nobody at a terminal to ask (even under `pytest -s`).
+    monkeypatch.setattr(sys, "stdin", io.StringIO())
 
     def run(*args: str, store: Path | None = None, passphrase: bool = True) -> CliResult:
         argv = ["--store", str(store or store_path)]

@@ -51,6 +51,8 @@ class FakePrompts:
     chosen: str | None = "me"  # a choice among a few ways forward (delete for whom)
     secret: NewStoreSecret | None = None
     review_secret: str | None = None  # a review copy's passphrase
+    new_passphrase_answer: str | None = None  # File › Change passphrase…
+    forget_answer: str | None = None  # File › Forget the key on this computer…
     person: str | None = None
     note: NoteToAdd | None = None
     sources: list[SourceChoice] = field(default_factory=list)
@@ -119,6 +121,14 @@ class FakePrompts:
     def review_passphrase(self, path: str, new: bool) -> str | None:
         self.asked.append(("review_passphrase", (path, new)))
         return self.review_secret
+
+    def new_passphrase(self, where: str, had_passphrase: bool) -> str | None:
+        self.asked.append(("new_passphrase", (where, had_passphrase)))
+        return self.new_passphrase_answer
+
+    def forget_key_passphrase(self, where: str) -> str | None:
+        self.asked.append(("forget_key_passphrase", where))
+        return self.forget_answer
 
     def question(self, title: str, text: str, yes: str) -> bool:
         self.asked.append(("question", text))

@@ -12,6 +12,7 @@ from engram import __version__
 from engram.cli import (
     backup_cmds,
     conversation_cmds,
+    key_cmds,
     learning_cmds,
     mcp_cmds,
     note_cmds,
@@ -110,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp_cmds.register(commands)
     report_cmds.register(commands)
     review_cmds.register(commands)
+    key_cmds.register(commands)
     _globals_after_commands(parser)
     return parser
 

@@ -52,7 +52,12 @@ def register(commands: Any) -> None:
     p.add_argument("--kind", required=True, help="fact, preference, open_thread or style")
     p.add_argument("--scope", required=True, help="direct, unspecified or portable")
     p.add_argument("--transient", action="store_true", help="retire after four hours")
-    p.add_argument("--confidence", type=int, metavar="BP", help="basis points, 0-10000")
+    p.add_argument(
+        "--confidence",
+        type=int,
+        metavar="BP",
+        help="basis points, 0-10000 (8500 is 85%%, as the CLI prints it)",
+    )
     p.add_argument("--conversation", help="the conversation this note comes from")
     p.add_argument("--topic", help="for style notes: language or tone")
     add_json_flag(p)
@@ -93,13 +98,13 @@ def cmd_list(ctx: CommandContext) -> int:
         emit_json_items(v.to_json() for v in views)
         return 0
     emit_table(
-        ["id", "kind", "scope", "conf", "valid from", "valid to", "status", "text"],
+        ["id", "kind", "scope", "confidence", "valid from", "valid to", "status", "text"],
         [
             (
                 v.note.id,
                 v.note.kind.value,
                 v.note.scope.value,
-                v.note.confidence_bp,
+                percent(v.note.confidence_bp),  # JSON keeps confidence_bp (basis points)
                 iso(v.note.valid_from),
                 iso(v.note.valid_to) or "",
                 v.note.status.value,
@@ -119,14 +124,26 @@ def cmd_show(ctx: CommandContext) -> int:
     emit_line(f"{detail['id']}  {detail['kind']}  {detail['scope']}  {detail['status']}")
     emit_line(f"  {detail['text']}")
     emit_line(f"  valid {detail['valid_from']} → {detail['valid_to'] or 'now'}")
-    confidence = detail["confidence"]
-    emit_line(f"  confidence {percent(confidence['confidence_bp'])} ({confidence['formula']})")
+    emit_line(f"  confidence {confidence_sentence(detail['confidence'])}")
     for source in detail["sources"]:
         emit_line(f"  source {source['conversation']} turn {source['turn'] or '-'}")
     for version in detail["versions"]:
         emit_line(f"  version {version['id']} [{version['status']}] {shorten(version['text'])}")
     emit_line(f"  used {len(detail['usage'])} times")
     return 0
+
+
+def confidence_sentence(confidence: dict[str, Any]) -> str:
+    """F3's arithmetic in percent, as the user guide gives it: "85% (75% + 5% × 2 = 85%)".
+    The JSON keeps basis points (`confidence_bp`, `initial_bp`, …: 100 = 1%)."""
+    count = len(confidence["corroborators"])
+    sum_ = (
+        f"{percent(confidence['initial_bp'])} + {percent(confidence['per_corroborator_bp'])} "
+        f"× {count} = {percent(confidence['uncapped_bp'])}"
+    )
+    if confidence["uncapped_bp"] > confidence["cap_bp"]:
+        sum_ += f", capped at {percent(confidence['cap_bp'])}"
+    return f"{percent(confidence['confidence_bp'])} ({sum_})"
 
 
 def cmd_add(ctx: CommandContext) -> int:

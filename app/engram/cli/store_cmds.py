@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import deque
 from collections.abc import Iterable
@@ -38,10 +39,20 @@ def register(commands: Any) -> None:
         action="store_true",
         help="keep the key only behind the passphrase, not in the OS keyring",
     )
+    p.add_argument(
+        "--weak-passphrase",
+        action="store_true",
+        help="accept a passphrase below the strength the inspector requires (zxcvbn score 3 "
+        "of 4), for sample data and tests",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_init)
 
-    p = commands.add_parser("demo", help="build a realistic demo store through the real runtime")
+    p = commands.add_parser(
+        "demo",
+        help="build a realistic demo store through the real runtime (default: demo.engram in "
+        "the user data folder, never the default store; passphrase 'demo' unless one is given)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=cmd_demo)
 
@@ -143,9 +154,15 @@ def register(commands: Any) -> None:
 
 
 def cmd_init(ctx: CommandContext) -> int:
-    store = Store.create(
-        ctx.args.store, passphrase=ctx.passphrase(), use_keyring=not ctx.args.no_keyring
+    # On a terminal with no passphrase given, it is asked twice; without either, the key
+    # lives in the OS keyring only (Store.create refuses where there is none).
+    passphrase = ctx.new_passphrase(
+        ctx.passphrase(),
+        nothing="nothing was created",
+        allow_weak=ctx.args.weak_passphrase,
+        terminal_required=False,
     )
+    store = Store.create(ctx.args.store, passphrase=passphrase, use_keyring=not ctx.args.no_keyring)
     try:
         where = {
             "store": describe(store.url),
@@ -171,15 +188,26 @@ def cmd_init(ctx: CommandContext) -> int:
 
 
 def cmd_demo(ctx: CommandContext) -> int:
-    summary = demo.build_demo(ctx.args.store, passphrase=ctx.passphrase())
+    # Never the default store (real data goes there): demo.engram beside it, unless
+    # --store says otherwise; its passphrase is the public 'demo' unless one is given.
+    location = ctx.args.store or str(demo.default_demo_path())
+    given = ctx.passphrase()
+    summary = demo.build_demo(location, passphrase=demo.DEMO_PASSPHRASE if given is None else given)
+    where = describe(store_url(location))
     if ctx.as_json:
-        emit_json(summary)
+        emit_json({"store": where, **summary})
     else:
-        emit_line(f"Built the demo store at {describe(store_url(ctx.args.store))}:")
+        said = (
+            f"its passphrase is '{demo.DEMO_PASSPHRASE}'"
+            if given is None
+            else "with your passphrase"
+        )
+        emit_line(f"Built the demo store at {where} ({said}):")
         for person, counts in summary["persons"].items():
             emit_line(
                 f"  {person}: {counts['notes']} notes, {counts['conversations']} conversations"
             )
+        emit_line(f"Open it with: engram desk {where}")
     return 0
 
 
@@ -364,8 +392,8 @@ def _desktop_entry(ctx: CommandContext) -> int:
 def cmd_desk(ctx: CommandContext) -> int:
     if ctx.args.install_desktop_entry or ctx.args.uninstall_desktop_entry:
         return _desktop_entry(ctx)
-    store = ctx.args.desk_store or ctx.args.store
-    if store is None:
+    store = ctx.args.desk_store or ctx.args.store or os.environ.get("ENGRAM_STORE")
+    if not store:
         from engram.store.location import default_store_path
 
         store = str(default_store_path())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from engram.control import candidates as candidate_control
@@ -27,12 +28,22 @@ from engram.model.scope import Durability, Kind, Scope
 from engram.runtime import agents, context, conversations, extraction, note_writes
 from engram.runtime.note_writes import NoteDraft
 from engram.store.crypto import KdfParams
+from engram.store.location import stores_folder
 from engram.store.store import Store
 
 MAYA, SAM, INES = PersonId("maya"), PersonId("sam"), PersonId("ines")
 
 
 DEMO_PASSPHRASE = "demo"  # made-up people: public, and the same for run.sh, CLI and GUI
+DEMO_NAME = "demo.engram"
+
+
+def default_demo_path() -> Path:
+    """Where the demo lives unless told otherwise: demo.engram in the user data folder,
+    beside (never in) the default store that real data goes to (issue 20 item 8)."""
+    return stores_folder() / DEMO_NAME
+
+
 DEMO_CONVERSATIONS = 9  # the chats _play holds, for progress
 
 

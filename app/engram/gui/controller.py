@@ -22,6 +22,7 @@ from engram.gui.controllers.people import PeopleController
 from engram.gui.controllers.person_actions import PersonActionsController
 from engram.gui.controllers.recent import RecentStoresMenu
 from engram.gui.controllers.review import ReviewController
+from engram.gui.controllers.store_key import StoreKeyController
 from engram.gui.controllers.store_lock import StoreLockController
 from engram.gui.controllers.timeline import TimelineController
 from engram.gui.controllers.undo import UndoController
@@ -95,6 +96,7 @@ class InspectorController(QObject):
         self.adding = AddingController(hub)
         self.help = HelpController(hub)
         self.backup = BackupController(hub, self.store_lock)
+        self.store_key = StoreKeyController(hub)
         self._link_panels()
         self._choose_columns(settings)
         for name, signal in (

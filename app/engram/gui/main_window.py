@@ -209,6 +209,8 @@ class MainWindow(QMainWindow):
         self.add_person_action = self._action("&Add person…", None)
         self.add_note_action = self._action("&Add note…", "Ctrl+Shift+N")
         self.lock_action = self._action("&Lock", "Ctrl+L")
+        self.change_passphrase_action = self._action("Change &passphrase…", None)
+        self.forget_key_action = self._action("Forget the &key on this computer…", None)
         self.export_action = self._action("&Export person…", "Ctrl+E")
         self.report_action = self._action("Save access re&port…", "Ctrl+Shift+R")
         self.backup_action = self._action("&Back up…", None)  # issue 21 item 1
@@ -252,6 +254,9 @@ class MainWindow(QMainWindow):
                     None,
                     self.backup_action,
                     self.restore_action,
+                    None,
+                    self.change_passphrase_action,
+                    self.forget_key_action,
                     None,
                     self.quit_action,
                 ],

@@ -41,7 +41,12 @@ from engram.gui.dialogs import (
     documents_folder,
 )
 from engram.gui.keyring_probe import KeyringProbe
-from engram.gui.new_store_dialog import NewStoreDialog, NewStoreSecret
+from engram.gui.new_store_dialog import (
+    ChangePassphraseDialog,
+    ForgetKeyDialog,
+    NewStoreDialog,
+    NewStoreSecret,
+)
 from engram.gui.review_passphrase_dialog import ReviewPassphraseDialog
 from engram.gui.theme import SCOPE_MEANING
 from engram.gui.turn_sight_dialog import TurnSightDialog
@@ -72,6 +77,8 @@ class PromptHost(Protocol):
     def backup_passphrase(self, backup: str) -> str | None: ...
     def new_store_path(self, folder: str) -> str | None: ...
     def new_store_secret(self, path: str, probe: KeyringProbe) -> NewStoreSecret | None: ...
+    def new_passphrase(self, where: str, had_passphrase: bool) -> str | None: ...
+    def forget_key_passphrase(self, where: str) -> str | None: ...
     def question(self, title: str, text: str, yes: str) -> bool: ...
     def review_passphrase(self, path: str, new: bool) -> str | None: ...
     def choose(self, title: str, text: str, choices: Sequence[tuple[str, str]]) -> str | None: ...
@@ -256,6 +263,16 @@ class Prompts:
         """A review copy's passphrase: chosen (twice) for a `new` copy, else typed once."""
         dialog = ReviewPassphraseDialog(path, new, self._top())
         return self._ask(dialog, dialog.chosen)
+
+    def new_passphrase(self, where: str, had_passphrase: bool) -> str | None:
+        """File › Change passphrase…: the new passphrase, typed twice, strong enough."""
+        dialog = ChangePassphraseDialog(where, had_passphrase, self._top())
+        return self._ask(dialog, dialog.new_passphrase)
+
+    def forget_key_passphrase(self, where: str) -> str | None:
+        """File › Forget the key on this computer…: the passphrase, to prove it is known."""
+        dialog = ForgetKeyDialog(where, self._top())
+        return self._ask(dialog, dialog.typed)
 
     def question(self, title: str, text: str, yes: str) -> bool:
         """A yes-or-no question whose default is no; True only for `yes`."""

@@ -48,6 +48,11 @@ class KeyUnavailable(EngramError):
     """No key source (keyring or passphrase) can open the store."""
 
 
+class PassphraseNeeded(KeyUnavailable):
+    """The keyring did not give the store's key, and the store's passphrase would open it:
+    a face that can ask for the passphrase (a terminal) asks."""
+
+
 class Conflict(EngramError):
     """The thing changed since it was read (stale revision, concurrent writer)."""
 

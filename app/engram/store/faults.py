@@ -12,6 +12,9 @@ import signal
 
 CRASH_ENV = "ENGRAM_CRASH_AT"
 
+# Inside a passphrase change's transaction, after the new sealed key is written, before it
+# commits.
+PASSPHRASE_REWRAPPED = "passphrase:rewrapped"
 # Between a write's commit and its checkpoint-file update.
 AFTER_COMMIT = "write:committed"
 # Between an erasure's commit and its checkpoint-file update.

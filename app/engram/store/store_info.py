@@ -9,7 +9,7 @@ OS keyring, and says in one sentence why it cannot.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Engine, exc, inspect, select
 
@@ -19,6 +19,7 @@ from engram.model.errors import (
     InvalidInput,
     KeyUnavailable,
     NotAStore,
+    PassphraseNeeded,
     WrongPassphrase,
 )
 from engram.store import contexts, crypto, schema
@@ -28,7 +29,10 @@ from engram.store.keyring_access import KeyringAccess, KeyringFailed
 from engram.store.location import describe
 from engram.store.storage_faults import from_database
 
-PASSPHRASE_HINT = "give the passphrase with --passphrase-env VAR"
+PASSPHRASE_HINT = (
+    "give the passphrase with --passphrase-env VAR, --passphrase-file FILE or "
+    "--passphrase-fd N, or run the command on a terminal to be asked for it"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +105,21 @@ def new_info(
     )
 
 
+def rewrapped(info: StoreInfo, kek: bytes, passphrase: str, kdf: KdfParams) -> StoreInfo:
+    """The same store's info with its key sealed under `passphrase` instead (a fresh salt;
+    the key, the signing seed and everything sealed under the key stay as they were)."""
+    salt = crypto.random_salt()
+    try:
+        wrapping = crypto.passphrase_key(passphrase, salt, kdf)
+    except KdfRefused as refused:
+        raise InvalidInput(
+            f"Cannot protect the store with these key-derivation limits: {refused}; nothing "
+            "was changed."
+        ) from None
+    sealed = crypto.seal(wrapping, kek, contexts.kek_by_passphrase(info.id))
+    return replace(info, kdf=kdf, salt=salt, kek_by_passphrase=sealed)
+
+
 def info_row(info: StoreInfo) -> dict[str, object]:
     """The info as its `store_info` row, checksum included."""
     return {
@@ -165,7 +184,7 @@ def read_info(engine: Engine, url: str) -> StoreInfo:
 
 def _needs_passphrase(what_happened: str) -> KeyUnavailable:
     """The store opens with its passphrase instead; the CLI says how to give it."""
-    return KeyUnavailable(
+    return PassphraseNeeded(
         f"{what_happened}; open it with its passphrase.",
         cli_message=f"{what_happened}; {PASSPHRASE_HINT}.",
     )
@@ -194,7 +213,7 @@ def _keyring_failed(failed: KeyringFailed, has_passphrase: bool) -> KeyUnavailab
     """The keyring's failure for this store: never advise a passphrase it does not have."""
     if has_passphrase:
         mend = f"{failed.fix}, or " if failed.fix else ""
-        return KeyUnavailable(str(failed), cli_message=f"{failed.what}; {mend}{PASSPHRASE_HINT}.")
+        return PassphraseNeeded(str(failed), cli_message=f"{failed.what}; {mend}{PASSPHRASE_HINT}.")
     fix = f"{failed.fix} and try again" if failed.fix else "try again once it works"
     return KeyUnavailable(
         f"{failed.what}; {fix} — this store has no passphrase, so only the OS keyring opens it."

@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, NoReturn
 
-from sqlalchemy import Connection, Engine, Table, exc
+from sqlalchemy import Connection, Engine, Table, exc, update
 
 from engram.model.clock import Clock, to_micros
 from engram.model.errors import CorruptStore, KeyUnavailable, ReadOnlyStore
-from engram.store import contexts, crypto, faults, ledger
+from engram.store import contexts, crypto, faults, ledger, schema
 from engram.store.checkpoint import Anchor, CheckpointFile
 from engram.store.checkpoint_anchor import Anchors
-from engram.store.crypto import SealBroken, Signer
+from engram.store.crypto import KdfParams, SealBroken, Signer
 from engram.store.data_keys import DataKeys
 from engram.store.dialect import sqlite_path
 from engram.store.keyring_access import KeyringAccess
@@ -30,7 +30,7 @@ from engram.store.ledger_check import LedgerView
 from engram.store.location import checkpoint_path, describe
 from engram.store.release import ReleaseRequests, end_old_reads
 from engram.store.storage_faults import Doing, from_database
-from engram.store.store_info import StoreInfo
+from engram.store.store_info import StoreInfo, info_row, rewrapped, unlock
 from engram.store.store_time import ClockBehind
 from engram.store.write_txn import WriteTxn
 
@@ -136,6 +136,56 @@ class UnlockedStore:
             )
         self.keyring.set(self.info.id, self.keys.kek)
         self.anchors.use_keyring = True
+
+    def change_passphrase(self, passphrase: str, *, kdf: KdfParams | None = None) -> None:
+        """Seal the store key under a new passphrase (a fresh salt), replacing the old
+        sealed key in one transaction: the old passphrase stops opening this store, the
+        key itself (so every row, and any keyring entry) stays as it was. A store that had
+        no passphrase gets one. Derived before the write, so no lock waits on Argon2id."""
+        if not passphrase:
+            raise KeyUnavailable("The passphrase is empty; choose one with some characters.")
+        if self.read_only:
+            raise ReadOnlyStore(READ_ONLY_SENTENCE)
+        changed = rewrapped(self.info, self.keys.kek, passphrase, kdf or crypto.DEFAULT_KDF)
+        table = schema.store_info
+        with self.write() as txn:
+            done = txn.conn.execute(
+                update(table).where(table.c.id == self.info.id).values(**info_row(changed))
+            )
+            if done.rowcount != 1:
+                raise CorruptStore(
+                    f"The store at {describe(self.url)} is damaged: its store info row is "
+                    "missing; nothing was changed."
+                )
+            self.touched(table, self.info.id)  # the signed ledger records the new row
+            faults.crash_point(faults.PASSPHRASE_REWRAPPED)
+        self.info = changed
+
+    def forget_key(self, passphrase: str) -> bool:
+        """Remove this store's key from this computer's OS keyring (nothing else changes),
+        once `passphrase` is shown to open the store: refused (WrongPassphrase) when it
+        does not, and for a store without a passphrase, which nothing else would open.
+        False when the keyring held no key for it (then nothing was asked of it)."""
+        if self.info.kek_by_passphrase is None:
+            raise KeyUnavailable(
+                "This store has no passphrase, so its key in this computer's keyring is the "
+                "only way to open it; it was kept — give the store a passphrase first."
+            )
+        if unlock(self.info, passphrase, self.keyring) != self.keys.kek:
+            raise CorruptStore(
+                f"The store at {describe(self.url)} is damaged: its passphrase opens another "
+                "key; nothing was changed."
+            )
+        if self.keyring.usable_backend() is None or self.keyring.get(self.info.id) is None:
+            return False
+        self.keyring.delete(self.info.id)
+        if self.keyring.get(self.info.id) is not None:
+            raise KeyUnavailable(
+                "The OS keyring still holds the store's key after it was asked to remove it; "
+                "remove the entry 'engram' for this store in the keyring manager."
+            )
+        self.anchors.use_keyring = None  # ask again whether the keyring anchors it
+        return True
 
     @property
     def _touched(self) -> set[ledger.RowRef]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QApplication
 
-from engram.control.demo import DEMO_PASSPHRASE, build_demo
+from engram.control.demo import DEMO_PASSPHRASE, build_demo, default_demo_path
 from engram.control.review_copy import review_copy_info
 from engram.gui.controllers.hub import Hub
 from engram.gui.idle_lock import IdleLock
@@ -26,7 +26,6 @@ from engram.store.location import stores_folder
 from engram.store.store import Store
 
 RECENT_STORES = 8
-DEMO_NAME = "demo.engram"
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +231,7 @@ class StoreLockController(QObject):
 
     def open_demo(self) -> None:
         """Open the demo store, building it first (through control/demo) if it is not there."""
-        path = stores_folder() / DEMO_NAME
+        path = default_demo_path()
         if path.exists():
             self.w.unlock_page.set_recent(self.recent_stores(), str(path))
             self.unlock(str(path), DEMO_PASSPHRASE, False)
