@@ -255,6 +255,13 @@ def cmd_reanchor(ctx: CommandContext) -> int:
     return 0
 
 
+# engram-inspector-headless (packaging/headless_wheel.py) leaves Qt out (issue 20 item 11).
+NO_QT = (
+    "The desktop window needs Qt, which this install leaves out (engram-inspector-headless, "
+    "for servers): install engram-inspector for the window; the other commands work as they are."
+)
+
+
 def register_desk(commands: Any) -> None:
     """Add `desk`."""
     p = commands.add_parser("desk", help="open the desktop inspector")
@@ -299,7 +306,12 @@ def _desktop_entry(ctx: CommandContext) -> int:
 def cmd_desk(ctx: CommandContext) -> int:
     if ctx.args.install_desktop_entry or ctx.args.uninstall_desktop_entry:
         return _desktop_entry(ctx)
-    from engram.gui.app import run  # Qt loads only for the inspector
+    try:
+        from engram.gui.app import run  # Qt loads only for the inspector
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").partition(".")[0] not in ("PySide6", "shiboken6"):
+            raise
+        raise InvalidInput(NO_QT) from None
 
     store = ctx.args.desk_store or ctx.args.store
     if store is None:
