@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from engram.cli import report_cmds
 from engram.cli.store_cmds import NO_QT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,6 +51,30 @@ def test_issue20_item11_desk_without_qt_says_what_to_install(tmp_path: Path) -> 
     assert ran.returncode == 1
     assert ran.stderr == NO_QT + "\n"
     assert NO_QT.count(". ") == 0 and "engram-inspector" in NO_QT  # one sentence, what to do
+
+
+def test_issue20_item11_report_without_qt_says_so_before_opening_anything(
+    tmp_path: Path,
+) -> None:
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            WITHOUT_QT + "from engram.cli.main import run\nsys.argv[0] = 'engram'\nrun()\n",
+            "--store",
+            str(tmp_path / "absent.engram"),  # not even looked for
+            "report",
+            "ana",
+            "--output",
+            str(tmp_path / "ana.pdf"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (ran.returncode, ran.stderr) == (1, report_cmds.NO_QT + "\n")
+    assert not (tmp_path / "ana.pdf").exists()
 
 
 def test_issue20_item11_the_headless_metadata_differs_only_in_qt() -> None:
@@ -177,6 +202,15 @@ def test_issue20_item11_serve_and_mcp_in_a_venv_without_qt(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     reply = json.loads(done.stdout.splitlines()[0])
     assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"]
+
+    report = subprocess.run(
+        [engram, *common, "report", "ana", "--output", str(tmp_path / "ana.pdf")],
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (report.returncode, report.stderr) == (1, report_cmds.NO_QT + "\n")
 
     # desk: one sentence, saying which install has the window
     desk = subprocess.run(
