@@ -41,6 +41,7 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...], int], ...] = (
     ("bench_http.py", (), 1200),
     ("bench_export.py", (), 3600),
     ("eval_locomo.py", (), 900),
+    ("bench_startup.py", (), 600),
 )
 
 

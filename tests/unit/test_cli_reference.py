@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engram.cli import reference
-from engram.cli.main import build_parser
+from engram.cli.parser import build_parser
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 

@@ -74,6 +74,21 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+# The one import a function may make: Alembic, which only upgrading a store (or naming the
+# revisions it can upgrade from) needs, so that opening a current store loads none of it
+# (issue 20 item 10). It is no store module, so it can dodge no cycle of theirs.
+LAZY = "alembic"
+
+
+def _lazy(node: ast.Import | ast.ImportFrom) -> bool:
+    """Whether the statement imports Alembic and nothing else."""
+    if isinstance(node, ast.ImportFrom):
+        names = [node.module or ""] if node.level == 0 else [""]
+    else:
+        names = [alias.name for alias in node.names]
+    return all(name == LAZY or name.startswith(f"{LAZY}.") for name in names)
+
+
 def test_issue18_item11_no_store_module_imports_inside_a_function() -> None:
     inside = []
     for name, path in _modules().items():
@@ -82,7 +97,7 @@ def test_issue18_item11_no_store_module_imports_inside_a_function() -> None:
                 inside += [
                     f"{name}:{node.lineno}"
                     for node in ast.walk(func)
-                    if isinstance(node, ast.Import | ast.ImportFrom)
+                    if isinstance(node, ast.Import | ast.ImportFrom) and not _lazy(node)
                 ]
     assert inside == []
 

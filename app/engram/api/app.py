@@ -1,7 +1,8 @@
 """`engram serve`'s FastAPI application: thin routes over MemoryApi (routes.py), the
 pydantic models (models.py) and one-sentence refusals for every error.
 
-OpenAPI is at /openapi.json and the interactive docs at /docs. Store work runs on
+OpenAPI is at /openapi.json and the interactive docs at /docs (docs_page.py: served from
+Engram's own files, nothing from another host). Store work runs on
 FastAPI's worker threads (plain `def` routes), so a request waiting on the database never
 holds up the event loop.
 """
@@ -24,6 +25,7 @@ from engram import __version__
 from engram.api import models
 from engram.api.conversation_app import install_conversation_routes
 from engram.api.conversation_routes import ConversationApi
+from engram.api.docs_page import new_app
 from engram.api.routes import PERSON_HEADER, Call, MemoryApi, status_of
 from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
@@ -82,7 +84,7 @@ def build_app(
             await anyio.to_thread.run_sync(conversations.stop_learning)
             await anyio.to_thread.run_sync(usage.close)  # pending usage is written first
 
-    app = FastAPI(
+    app = new_app(
         lifespan=lifespan,
         title="Engram typed memory API",
         version=__version__,

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 
-from engram.cli.main import build_parser
+from engram.cli.parser import build_parser
 
 WIDTH = 88
 HEADER = """\

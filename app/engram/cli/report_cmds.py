@@ -6,6 +6,7 @@ platform (no display needed). Checking one needs no Qt at all: only the store's 
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,17 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=cmd_verify_report)
 
 
+# engram-inspector-headless leaves Qt out (issue 20 item 11); the report is printed with it.
+NO_QT = (
+    "An access report is printed with Qt, which this install leaves out "
+    "(engram-inspector-headless, for servers): install engram-inspector to write one; "
+    "nothing was written or recorded."
+)
+
+
 def cmd_report(ctx: CommandContext) -> int:
+    if importlib.util.find_spec("PySide6") is None:  # before anything is opened or recorded
+        raise InvalidInput(NO_QT)
     session = ctx.session(ctx.args.person)
     with progress_bar(ctx, "Writing the access report") as progress:
         written = save_access_report(session, ctx.args.output, progress)

@@ -348,6 +348,13 @@ def cmd_reanchor(ctx: CommandContext) -> int:
     return 0
 
 
+# engram-inspector-headless (packaging/headless_wheel.py) leaves Qt out (issue 20 item 11).
+NO_QT = (
+    "The desktop window needs Qt, which this install leaves out (engram-inspector-headless, "
+    "for servers): install engram-inspector for the window; the other commands work as they are."
+)
+
+
 def register_desk(commands: Any) -> None:
     """Add `desk`."""
     p = commands.add_parser("desk", help="open the desktop inspector")
@@ -392,16 +399,21 @@ def _desktop_entry(ctx: CommandContext) -> int:
 def cmd_desk(ctx: CommandContext) -> int:
     if ctx.args.install_desktop_entry or ctx.args.uninstall_desktop_entry:
         return _desktop_entry(ctx)
+    try:
+        from engram.gui.app import run  # Qt loads only for the inspector (no display needed)
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").partition(".")[0] not in ("PySide6", "shiboken6"):
+            raise
+        raise InvalidInput(NO_QT) from None
+
     store = ctx.args.desk_store or ctx.args.store or os.environ.get("ENGRAM_STORE")
     if not store:
         from engram.store.location import default_store_path
 
         store = str(default_store_path())
-    if not no_display.has_display():  # before any passphrase is asked for, and before Qt
+    if not no_display.has_display():  # before any passphrase is asked for
         emit_error(no_display.message(ctx.args, store), ctx.as_json)
         return no_display.EXIT_NO_DISPLAY
-    from engram.gui.app import run  # Qt loads only for the inspector
-
     return run(store, ctx.passphrase(), ctx.args.actor, ctx.args.person)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import secrets
 
-from alembic.util import CommandError
 from sqlalchemy import Connection, exc, insert, inspect
 
 from engram.model.clock import Clock, SystemClock
@@ -198,7 +197,7 @@ class Store(UnlockedStore):
         try:
             with self.engine.connect() as connection:
                 current = migrate.current_revision(connection)
-        except (exc.DBAPIError, CommandError) as error:
+        except (exc.DBAPIError, migrate.RevisionUnreadable) as error:
             self._raise_fault(error, "open")
             raise CorruptStore(
                 f"The store at {where} is damaged: the record of its schema version "
@@ -223,6 +222,8 @@ class Store(UnlockedStore):
                 "not know: it was made by a newer Engram, or that record was changed; upgrade "
                 "Engram, or restore the store from a backup."
             )
+        from alembic.util import CommandError  # only to upgrade: a current store needs none
+
         heads: dict[str, tuple[int, bytes]] = {}
 
         def record_every_row(connection: Connection) -> None:
