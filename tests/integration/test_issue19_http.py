@@ -211,3 +211,38 @@ def test_issue19_item3_an_item_write_on_a_store_busy_with_another_writer_is_503_
             assert again.status_code in (200, 201), again.text
     finally:
         served.close()
+
+
+def test_issue19_item3_a_memory_call_takes_two_worker_thread_hops_not_five(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each hop wakes a worker thread and hands the GIL over: FastAPI gave the key check,
+    the person header, the binding, the route and the answer's validation one each. Now the
+    call is bound in one hop and the route runs in one more (its answer validated on the
+    event loop), on a real server, for a read, a write and a conversation route alike."""
+    import anyio.to_thread
+
+    set_agent(store, "helper", {"memory": {"tools": {"remember": True}}}, "ops")
+    _, key = api_keys.create_key(store, "backend", "ops")
+    add_note(PersonSession(store, ANA, ANA), "Plays.", Kind.FACT, Scope.DIRECT, create_person=True)
+    real = anyio.to_thread.run_sync
+    hops = [0]
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        hops[0] += 1
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    with running(build_app(store)) as base:
+        api = Client(base, key)
+        for method, path, body, status in (
+            ("GET", ITEMS, None, 200),
+            ("POST", "/v1/memory/agents/helper/memory/search", {"query": "plays"}, 200),
+            ("POST", ITEMS, {"text": "Likes tea.", "kind": "preference"}, 201),
+            ("GET", "/v1/memory/agents/helper/memory/conversations", None, 200),
+        ):
+            hops[0] = 0
+            answer = api(method, path, body)
+            assert answer[0] == status, answer
+            assert hops[0] <= 2, (method, path, hops[0])
+        api.http.close()
