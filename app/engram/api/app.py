@@ -151,7 +151,7 @@ def build_app(
     NewPerson = Annotated[Call, Depends(new_person_call)]
 
     @app.get("/v1/health", response_model=models.Health, tags=["health"])
-    def health() -> dict[str, Any]:
+    async def health() -> dict[str, Any]:  # no store, no blocking: no worker thread either
         """Whether the server is up (no key needed)."""
         return {"ok": True}
 
