@@ -183,7 +183,11 @@ def test_issue19_item3_A9_a_record_that_cannot_be_kept_hands_out_no_notes(
     where = Attribution(ANA, conversation)
     try:
         with _write_lock(store_path):
-            blocks = [assemble_turn(store, where, record_usage=True, usage=writer) for _ in "abc"]
+            blocks = [assemble_turn(store, where, record_usage=True, usage=writer)]
+            deadline = time.monotonic() + 10  # the writer has taken it and waits the lock out
+            while writer._queue.qsize() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            blocks += [assemble_turn(store, where, record_usage=True, usage=writer) for _ in "bc"]
             assert NOTE in blocks[0].block  # taken: written later
             assert NOTE not in blocks[-1].block  # the queue was full: no note handed out
             assert assemble_turn(store, where).block.count(NOTE) == 1  # a preview shows it
