@@ -5,6 +5,8 @@
   the way a long export or verify does; prints "released" if it was asked to let go.
 - `hold-sqlite STORE READY SECONDS`: a program that is not Engram (the sqlite3 shell, a
   backup tool) holding a read transaction open without a statement running.
+- `hold-write STORE READY SECONDS`: another program holding the store's write lock (as a
+  long `engram import` does), then letting it go without writing.
 
 READY is a file created once the read transaction holds its snapshot.
 """
@@ -52,6 +54,16 @@ def hold_sqlite(store_path: str, ready: Path, seconds: float) -> str:
     return "held"
 
 
+def hold_write(store_path: str, ready: Path, seconds: float) -> str:
+    raw = sqlite3.connect(store_path, isolation_level=None)
+    raw.execute("BEGIN IMMEDIATE")
+    ready.touch()
+    time.sleep(seconds)
+    raw.execute("ROLLBACK")
+    raw.close()
+    return "held"
+
+
 def erase(store_path: str, person: str) -> str:
     """Erase a person as `engram person erase` does, saying "erasing" just before, so a test
     can kill the process at a chosen moment of the erase itself."""
@@ -72,7 +84,9 @@ def main(argv: list[str]) -> int:
         print(erase(argv[1], argv[2]), flush=True)
         return 0
     action, store_path, ready, seconds = argv
-    hold = {"hold-engram": hold_engram, "hold-sqlite": hold_sqlite}[action]
+    hold = {"hold-engram": hold_engram, "hold-sqlite": hold_sqlite, "hold-write": hold_write}[
+        action
+    ]
     print(hold(store_path, Path(ready), float(seconds)), flush=True)
     return 0
 

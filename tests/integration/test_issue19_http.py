@@ -159,3 +159,90 @@ def test_issue19_item3_mcp_over_http_answers_keep_alive_calls_without_the_nagle_
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("write", ["create", "patch", "delete"])
+def test_issue19_item3_an_item_write_on_a_store_busy_with_another_writer_is_503_retry_after(
+    store: Store, store_path: Path, monkeypatch: pytest.MonkeyPatch, write: str
+) -> None:
+    """Another process holds the write lock past the busy timeout: the memory routes' writes
+    answer 503 with Retry-After and one sentence (never a 500 and a closed connection),
+    nothing is written, and the same request succeeds once the lock is gone."""
+    import sqlite3
+
+    from engram.store import dialect
+    from tests.conftest import PASSPHRASE
+
+    set_agent(store, "helper", {"memory": {"tools": {"remember": True}}}, "ops")
+    _, key = api_keys.create_key(store, "backend", "ops")
+    session = PersonSession(store, ANA, ANA)
+    note = add_note(session, "Plays the cello.", Kind.FACT, Scope.DIRECT, create_person=True)
+    store.close()
+    monkeypatch.setattr(dialect, "BUSY_TIMEOUT_MS", 300)
+    served = Store.open(str(store_path), passphrase=PASSPHRASE)
+    method, path, body = {
+        "create": ("POST", ITEMS, {"text": "Likes tea.", "kind": "preference"}),
+        "patch": ("PATCH", f"{ITEMS}/{note}", {"text": "Plays the viola."}),
+        "delete": ("DELETE", f"{ITEMS}/{note}", {"reason": "old"}),
+    }[write]
+    headers = {"Authorization": f"Bearer {key}", "X-Engram-External-User-Id": "ana"}
+    try:
+        with (
+            running(build_app(served)) as base,
+            httpx.Client(base_url=base, headers=headers, timeout=10) as http,
+        ):
+            other = sqlite3.connect(store_path, isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")
+            try:
+                busy = http.request(method, path, json=body)
+                listed = http.get(ITEMS)  # reads go on, on the same connection
+            finally:
+                other.execute("ROLLBACK")
+                other.close()
+            assert busy.status_code == 503, busy.text
+            assert busy.headers["retry-after"] == "1"
+            assert busy.headers.get("connection") != "close"
+            assert busy.json()["error"] == (
+                "The store is busy with another writer; nothing was written — try again "
+                "in a moment."
+            )
+            assert [i["text"] for i in listed.json()["items"]] == ["Plays the cello."]
+            again = http.request(method, path, json=body)
+            assert again.status_code in (200, 201), again.text
+    finally:
+        served.close()
+
+
+def test_issue19_item3_a_memory_call_takes_two_worker_thread_hops_not_five(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each hop wakes a worker thread and hands the GIL over: FastAPI gave the key check,
+    the person header, the binding, the route and the answer's validation one each. Now the
+    call is bound in one hop and the route runs in one more (its answer validated on the
+    event loop), on a real server, for a read, a write and a conversation route alike."""
+    import anyio.to_thread
+
+    set_agent(store, "helper", {"memory": {"tools": {"remember": True}}}, "ops")
+    _, key = api_keys.create_key(store, "backend", "ops")
+    add_note(PersonSession(store, ANA, ANA), "Plays.", Kind.FACT, Scope.DIRECT, create_person=True)
+    real = anyio.to_thread.run_sync
+    hops = [0]
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        hops[0] += 1
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    with running(build_app(store)) as base:
+        api = Client(base, key)
+        for method, path, body, status in (
+            ("GET", ITEMS, None, 200),
+            ("POST", "/v1/memory/agents/helper/memory/search", {"query": "plays"}, 200),
+            ("POST", ITEMS, {"text": "Likes tea.", "kind": "preference"}, 201),
+            ("GET", "/v1/memory/agents/helper/memory/conversations", None, 200),
+        ):
+            hops[0] = 0
+            answer = api(method, path, body)
+            assert answer[0] == status, answer
+            assert hops[0] <= 2, (method, path, hops[0])
+        api.http.close()

@@ -183,7 +183,11 @@ def test_issue19_item3_A9_a_record_that_cannot_be_kept_hands_out_no_notes(
     where = Attribution(ANA, conversation)
     try:
         with _write_lock(store_path):
-            blocks = [assemble_turn(store, where, record_usage=True, usage=writer) for _ in "abc"]
+            blocks = [assemble_turn(store, where, record_usage=True, usage=writer)]
+            deadline = time.monotonic() + 10  # the writer has taken it and waits the lock out
+            while writer._queue.qsize() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            blocks += [assemble_turn(store, where, record_usage=True, usage=writer) for _ in "bc"]
             assert NOTE in blocks[0].block  # taken: written later
             assert NOTE not in blocks[-1].block  # the queue was full: no note handed out
             assert assemble_turn(store, where).block.count(NOTE) == 1  # a preview shows it
@@ -235,3 +239,56 @@ def store_notes(store: Store) -> list[str]:
     with store.read() as conn:
         events = list(journal.events(conn, ANA))
     return [body_as(e.body, NoteAdded).note for e in events if e.type is EventType.NOTE_ADDED]
+
+
+def test_issue19_item3_a_served_store_answers_reads_while_another_process_holds_its_lock(
+    tmp_path: Path,
+) -> None:
+    """`engram serve` in its own process; another process takes the store's write lock
+    for 4 s (the server's busy timeout is 15 s). The block and recall come back at once
+    with the note (they used to wait the lock out), and the reads' usage is there once
+    the lock has gone."""
+    import subprocess
+    import sys
+
+    import httpx
+
+    from tests.serve_process import served_store
+
+    with served_store(tmp_path, {"helper": CONFIG}) as served:
+        headers = {"Authorization": f"Bearer {served.key}", "X-Engram-External-User-Id": "ana"}
+        with httpx.Client(base_url=served.url, headers=headers, timeout=30) as http:
+            made = http.post(f"{BASE}/items", json={"text": NOTE, "kind": "fact"})
+            assert made.status_code == 201, made.text
+            note = made.json()["id"]
+            conversation = http.post(f"{BASE}/conversations", json={}).json()["id"]
+            ready = tmp_path / "held"
+            holder = subprocess.Popen(
+                [sys.executable, "-m", "tests.store_worker", "hold-write"]
+                + [str(tmp_path / "served.engram"), str(ready), "4"],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                deadline = time.monotonic() + 20
+                while not ready.exists() and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                assert ready.exists()
+                started = time.monotonic()
+                block = http.post(f"{BASE}/assemble", json={"conversation": conversation})
+                recalled = http.post(f"{BASE}/recall", json={"conversation": conversation})
+                took = time.monotonic() - started
+                assert holder.poll() is None  # the lock was held all along
+                assert block.status_code == 200 and NOTE in block.json()["block"]
+                assert recalled.status_code == 200, recalled.text
+                assert [n["text"] for n in recalled.json()["notes"]] == [NOTE]
+                assert took < 2.0, took
+            finally:
+                assert holder.wait(timeout=30) == 0
+            usage = http.get(f"{BASE}/items/{note}/usage")
+            assert usage.status_code == 200
+            deadline = time.monotonic() + 20
+            while len(usage.json()["usage"]) < 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+                usage = http.get(f"{BASE}/items/{note}/usage")
+            assert [u["via"] for u in usage.json()["usage"]] == ["assembly", "recall"]

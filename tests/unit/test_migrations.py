@@ -12,7 +12,7 @@ from engram.store import migrate, schema
 from engram.store.store import Store
 
 # Alembic cannot reflect DESC index columns on SQLite, so these are checked with PRAGMA.
-DESCENDING = {"ix_note_rank", "ix_note_rank_all", "ix_note_scope_rank"}
+DESCENDING = {"ix_note_rank", "ix_note_rank_all", "ix_note_scope_rank", "ix_note_kind_rank"}
 
 
 def _declared(name: str) -> list[tuple[str, bool]]:

@@ -27,6 +27,7 @@ from engram.api.conversation_app import install_conversation_routes
 from engram.api.conversation_routes import ConversationApi
 from engram.api.docs_page import new_app
 from engram.api.routes import PERSON_HEADER, Call, MemoryApi, status_of
+from engram.api.threaded import threaded
 from engram.engine.extraction import Extractor
 from engram.engine.rule_extractor import RuleExtractor
 from engram.model.errors import EngramError
@@ -98,14 +99,14 @@ def build_app(
     )
     app.state.usage = usage
 
-    def caller(
+    async def caller(
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     ) -> str:
         scheme = credentials.scheme if credentials else ""
         token = credentials.credentials if credentials else ""
-        return api.caller(f"{scheme} {token}")
+        return await anyio.to_thread.run_sync(api.caller, f"{scheme} {token}")
 
-    def person_header(
+    async def person_header(
         request: Request,
         person: Annotated[
             str | None,
@@ -120,22 +121,44 @@ def build_app(
     Actor = Annotated[str, Depends(caller)]
     People = Annotated[list[str], Depends(person_header)]
 
-    def call(actor: Actor, people: People, agent: AgentName) -> Call:
-        return api.open(actor, people, agent)
+    async def call(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+        people: People,
+        agent: AgentName,
+    ) -> Call:
+        # The key, the person and the agent in one worker-thread hop.
+        scheme = credentials.scheme if credentials else ""
+        token = credentials.credentials if credentials else ""
+
+        def bound() -> Call:
+            return api.open(api.caller(f"{scheme} {token}"), people, agent)
+
+        return await anyio.to_thread.run_sync(bound)
 
     Bound = Annotated[Call, Depends(call)]
 
-    def new_person_call(actor: Actor, people: People, agent: AgentName) -> Call:
-        return api.open(actor, people, agent, new_person=True)
+    async def new_person_call(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+        people: People,
+        agent: AgentName,
+    ) -> Call:
+        scheme = credentials.scheme if credentials else ""
+        token = credentials.credentials if credentials else ""
+
+        def bound() -> Call:
+            return api.open(api.caller(f"{scheme} {token}"), people, agent, new_person=True)
+
+        return await anyio.to_thread.run_sync(bound)
 
     NewPerson = Annotated[Call, Depends(new_person_call)]
 
     @app.get("/v1/health", response_model=models.Health, tags=["health"])
-    def health() -> dict[str, Any]:
+    async def health() -> dict[str, Any]:  # no store, no blocking: no worker thread either
         """Whether the server is up (no key needed)."""
         return {"ok": True}
 
     @app.get(f"{PREFIX}/items", response_model=models.ItemPage, tags=["items"])
+    @threaded
     def list_items(
         bound: Bound,
         cursor: Annotated[str | None, Query(max_length=200)] = None,
@@ -147,6 +170,7 @@ def build_app(
         return api.list_items(bound, cursor, limit, status)
 
     @app.post(f"{PREFIX}/items", status_code=201, response_model=models.ItemDetail, tags=["items"])
+    @threaded
     def create_item(
         actor: Actor, people: People, agent: AgentName, body: models.NewItem
     ) -> dict[str, Any]:
@@ -155,11 +179,13 @@ def build_app(
         return api.create_item(api.open(actor, people, agent, new_person=True), body)
 
     @app.post(f"{PREFIX}/search", response_model=models.SearchAnswer, tags=["items"])
+    @threaded
     def search(bound: Bound, body: models.SearchRequest) -> dict[str, Any]:
         """Notes sharing words with the query, best first."""
         return api.search(bound, body)
 
     @app.post(f"{PREFIX}/assemble", response_model=models.AssembleAnswer, tags=["turns"])
+    @threaded
     def assemble(bound: Bound, body: models.TurnRequest) -> dict[str, Any]:
         """The system block the agent runtime gives a turn in the conversation: only what
         its audience may receive. The person must take part in the conversation; the notes
@@ -167,27 +193,32 @@ def build_app(
         return api.assemble(bound, body)
 
     @app.post(f"{PREFIX}/recall", response_model=models.RecallAnswer, tags=["turns"])
+    @threaded
     def recall(bound: Bound, body: models.RecallRequest) -> dict[str, Any]:
         """What memory_recall gives the agent in the conversation, best first: only what
         its audience may receive. The person must take part; the notes are recorded as used."""
         return api.recall(bound, body)
 
     @app.get(f"{PREFIX}/items/{{item_id}}", response_model=models.ItemDetail, tags=["items"])
+    @threaded
     def show_item(bound: Bound, item_id: ItemId) -> dict[str, Any]:
         """One note with its versions, sources, confidence arithmetic and usage."""
         return api.show_item(bound, item_id)
 
     @app.get(f"{PREFIX}/items/{{item_id}}/usage", response_model=models.UsageAnswer, tags=["items"])
+    @threaded
     def item_usage(bound: Bound, item_id: ItemId) -> dict[str, Any]:
         """Every turn and tool answer that used the note."""
         return api.usage(bound, item_id)
 
     @app.patch(f"{PREFIX}/items/{{item_id}}", response_model=models.ItemDetail, tags=["items"])
+    @threaded
     def patch_item(bound: Bound, item_id: ItemId, body: models.ItemPatch) -> dict[str, Any]:
         """Correct a note (a new version; the old one is closed) or change its scope."""
         return api.patch_item(bound, item_id, body)
 
     @app.delete(f"{PREFIX}/items/{{item_id}}", response_model=models.Deleted, tags=["items"])
+    @threaded
     def delete_item(
         bound: Bound,
         item_id: ItemId,
@@ -197,6 +228,7 @@ def build_app(
         return api.delete_item(bound, item_id, body or models.ItemDelete())
 
     @app.get(f"{PREFIX}/candidates", response_model=models.CandidateList, tags=["candidates"])
+    @threaded
     def list_candidates(
         bound: Bound,
         status: Annotated[
@@ -211,6 +243,7 @@ def build_app(
         response_model=models.Candidate,
         tags=["candidates"],
     )
+    @threaded
     def decide(bound: Bound, candidate_id: ItemId, body: models.Decision) -> dict[str, Any]:
         """Approve or reject the revision you reviewed; a stale revision is a 409."""
         return api.decide(bound, candidate_id, body)
@@ -220,6 +253,7 @@ def build_app(
         response_model=models.Candidate,
         tags=["candidates"],
     )
+    @threaded
     def apply(bound: Bound, candidate_id: ItemId) -> dict[str, Any]:
         """Turn an approved candidate into a note."""
         return api.apply(bound, candidate_id)

@@ -6,7 +6,7 @@ No `from __future__ import annotations` here: FastAPI reads these routes' annota
 which name dependencies built inside `build_app`.
 """
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import Annotated, Any
 
@@ -15,6 +15,7 @@ from fastapi import FastAPI, Header, Path, Query, Response
 from engram.api import conversation_models as cm
 from engram.api.conversation_routes import MAX_TRANSCRIPT_PAGE, TRANSCRIPT_PAGE, ConversationApi
 from engram.api.models import ErrorAnswer
+from engram.api.threaded import threaded
 from engram.runtime.idempotent_writes import MAX_KEY_CHARS
 
 CONVERSATION = "/conversations/{conversation}"
@@ -72,6 +73,7 @@ def install_conversation_routes(
         tags=tags,
         responses=_WRITE_REFUSALS,
     )
+    @threaded
     def start_conversation(
         call: NewPerson,
         response: Response,
@@ -85,11 +87,13 @@ def install_conversation_routes(
         return answer
 
     @app.get(base, response_model=cm.ConversationList, tags=tags)
+    @threaded
     def list_conversations(call: Bound) -> dict[str, Any]:
         """The person's conversations with this agent, oldest first."""
         return ops.list(call)
 
     @app.get(at, response_model=cm.Transcript, tags=tags, responses=_GONE)
+    @threaded
     def read_conversation(
         call: Bound,
         conversation: ConversationPath,
@@ -105,6 +109,7 @@ def install_conversation_routes(
         tags=tags,
         responses=_GONE,
     )
+    @threaded
     def preview_conversation_deletion(
         call: Bound, conversation: ConversationPath
     ) -> dict[str, Any]:
@@ -113,6 +118,7 @@ def install_conversation_routes(
         return ops.preview_delete(call, conversation)
 
     @app.delete(at, response_model=cm.DeletionAnswer, tags=tags, responses=_GONE)
+    @threaded
     def delete_conversation(
         call: Bound,
         conversation: ConversationPath,
@@ -133,6 +139,7 @@ def install_conversation_routes(
         tags=tags,
         responses=_WRITE_REFUSALS,
     )
+    @threaded
     def append_turn(
         call: Bound,
         conversation: ConversationPath,
@@ -153,6 +160,7 @@ def install_conversation_routes(
         tags=tags,
         responses=_WRITE_REFUSALS,
     )
+    @threaded
     def record_tool_call(
         call: Bound,
         conversation: ConversationPath,
@@ -165,7 +173,7 @@ def install_conversation_routes(
         _replayed(response, replayed)
         return answer
 
-    Handler = Callable[..., dict[str, Any]]
+    Handler = Callable[..., Awaitable[dict[str, Any]]]
 
     def history_tool(
         route: Callable[..., Callable[[Handler], Handler]], path: str, model: Any, operation: str
@@ -181,6 +189,7 @@ def install_conversation_routes(
         )
 
     @history_tool(app.post, "/find", cm.FindAnswer, "conversation_find")
+    @threaded
     def conversation_find(
         call: Bound, conversation: ConversationPath, body: cm.FindRequest
     ) -> dict[str, Any]:
@@ -189,6 +198,7 @@ def install_conversation_routes(
         return ops.find(call, conversation, body)
 
     @history_tool(app.get, "/turns/{turn_id}", cm.TurnText, "conversation_read_turn")
+    @threaded
     def conversation_read_turn(
         call: Bound, conversation: ConversationPath, turn_id: RefPath
     ) -> dict[str, Any]:
@@ -198,6 +208,7 @@ def install_conversation_routes(
     @history_tool(
         app.get, "/tool-calls/{call_id}/result", cm.ToolResult, "conversation_read_tool_result"
     )
+    @threaded
     def conversation_read_tool_result(
         call: Bound, conversation: ConversationPath, call_id: RefPath
     ) -> dict[str, Any]:
@@ -205,6 +216,7 @@ def install_conversation_routes(
         return ops.read_tool_result(call, conversation, call_id)
 
     @history_tool(app.get, "/turns", cm.RecentTurns, "conversation_recent_turns")
+    @threaded
     def conversation_recent_turns(
         call: Bound, conversation: ConversationPath, limit: Limit = None
     ) -> dict[str, Any]:
@@ -212,6 +224,7 @@ def install_conversation_routes(
         return ops.recent_turns(call, conversation, limit)
 
     @history_tool(app.get, "/tool-calls", cm.ToolCallList, "conversation_list_tool_calls")
+    @threaded
     def conversation_list_tool_calls(call: Bound, conversation: ConversationPath) -> dict[str, Any]:
         """Every tool call recorded in this conversation, and whether its result remains."""
         return ops.tool_calls(call, conversation)

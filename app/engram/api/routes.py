@@ -37,7 +37,6 @@ from engram.api import models
 from engram.control import candidates, persons, views
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
-from engram.control.views import NoteView
 from engram.model.agents import AgentConfig
 from engram.model.errors import (
     ChangedOutsideEngram,
@@ -159,13 +158,11 @@ class MemoryApi:
         """One keyset page of notes in creation order."""
         shown = NoteFilter(order="created") if status == "active" else NoteFilter(statuses=None)
         after = decode_cursor(cursor)
-        total, notes = memory_control.page_after(call.session, shown, after, limit + 1)
-        more, notes = len(notes) > limit, notes[:limit]
-        texts = memory_control.texts_of(call.session, notes)
+        total, views, more = memory_control.page_after_shown(call.session, shown, after, limit)
         return {
-            "items": [NoteView(n, texts.get(n.id)).to_json() for n in notes],
+            "items": [view.to_json() for view in views],
             "total": total,
-            "next_cursor": encode_cursor(*_key(notes[-1])) if more else None,
+            "next_cursor": encode_cursor(*_key(views[-1].note)) if more else None,
         }
 
     def create_item(self, call: Call, body: models.NewItem) -> dict[str, Any]:

@@ -140,6 +140,20 @@ def page_after(
     return total, notes
 
 
+def page_after_shown(
+    session: PersonSession, note_filter: NoteFilter, after: tuple[int, str] | None, limit: int
+) -> tuple[int, list[NoteView], bool]:
+    """page_after with the page's texts, in one read: the total, the notes shown, and
+    whether more follow (the memory API's listing: one snapshot, one round of the store)."""
+    store, person = session.store, session.person
+    with store.read() as conn:
+        total = projection_notes.count_notes(conn, person, note_filter)
+        notes = projection_notes.unscoped_notes_after(conn, person, note_filter, after, limit + 1)
+        more, notes = len(notes) > limit, notes[:limit]
+        texts = journal.texts(store, conn, person, [n.text_seq for n in notes])
+    return total, [NoteView(n, texts.get(n.text_seq)) for n in notes], more
+
+
 def ordered_ids(session: PersonSession, note_filter: NoteFilter) -> list[NoteId]:
     """Every matching note id, in the filter's order (an id-based table's rows)."""
     with session.store.read() as conn:

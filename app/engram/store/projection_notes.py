@@ -8,10 +8,21 @@ are the prompt-facing ones: they take an Audience and apply its scopes before ra
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, func, or_, select
+from sqlalchemy import (
+    BindParameter,
+    Connection,
+    Select,
+    and_,
+    bindparam,
+    func,
+    or_,
+    select,
+    union_all,
+)
 
 from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import EVERY_NOTE, Note, NoteFilter, NoteStatus
@@ -143,6 +154,8 @@ def eligible_ranked(
     prompt-facing read. The scopes come from the audience (S2), so no caller can widen
     them (issue 18 item 12); this only applies them before ranking (S1).
     """
+    if kinds is not None:
+        return _ranked_by_kind(conn, audience, limit, kinds)
     query = (
         select(N.c.data)
         .where(
@@ -155,9 +168,67 @@ def eligible_ranked(
         .order_by(*RANK_ORDER)
         .limit(limit)
     )
-    if kinds is not None:
-        query = query.where(N.c.kind.in_([k.value for k in kinds]))
     return [note_from_json(data) for data in conn.execute(query).scalars()]
+
+
+def _ranked_by_kind(
+    conn: Connection, audience: Audience, limit: int, kinds: Collection[Kind]
+) -> list[Note]:
+    """eligible_ranked for some kinds: the best `limit` of each (scope, kind) are read off
+    ix_note_kind_rank (ids and rank columns only, no row), the best `limit` of those are
+    then read whole. The cost follows `limit`, not how many notes of other kinds rank
+    above them (issue 19 item 4: a shared turn's preferences among 100,000 notes)."""
+    scopes = tuple(sorted(s.value for s in audience.scopes))
+    wanted = tuple(sorted(k.value for k in kinds))
+    if not scopes or not wanted:
+        return []
+    query = _by_kind_query(scopes, wanted)
+    rows = conn.execute(query, {"subject": audience.subject, "wanted": limit}).scalars()
+    return [note_from_json(data) for data in rows]
+
+
+@functools.lru_cache(maxsize=64)
+def _by_kind_query(scopes: tuple[str, ...], kinds: tuple[str, ...]) -> Select[Any]:
+    """The statement of _ranked_by_kind, built once per (scopes, kinds): the subject and
+    the limit are bound at each call."""
+    subject: BindParameter[str] = bindparam("subject")
+    wanted: BindParameter[int] = bindparam("wanted")
+    rank_columns = (N.c.id, N.c.confidence_bp, N.c.last_source_at, N.c.valid_from)
+    each = [
+        select(*part.c)
+        for part in (
+            select(*rank_columns)
+            .where(
+                N.c.person == subject,
+                N.c.status == NoteStatus.ACTIVE.value,
+                N.c.scope == scope,
+                N.c.kind == kind,
+            )
+            .order_by(*RANK_ORDER)
+            .limit(wanted)
+            .subquery()
+            for scope in scopes
+            for kind in kinds
+        )
+    ]
+    merged = (each[0] if len(each) == 1 else union_all(*each)).subquery()
+    order = (
+        merged.c.confidence_bp.desc(),
+        merged.c.last_source_at.desc(),
+        merged.c.valid_from.asc(),
+        merged.c.id,
+    )
+    best = select(*merged.c).order_by(*order).limit(wanted).subquery()
+    return (
+        select(N.c.data)
+        .join(best, and_(N.c.person == subject, N.c.id == best.c.id))
+        .order_by(
+            best.c.confidence_bp.desc(),
+            best.c.last_source_at.desc(),
+            best.c.valid_from.asc(),
+            best.c.id,
+        )
+    )
 
 
 def eligible_note(conn: Connection, audience: Audience, note_id: NoteId) -> Note | None:

@@ -171,6 +171,17 @@ note_state = Table(
         "valid_from",
         "id",
     ),
+    Index(
+        "ix_note_kind_rank",  # a turn's profile and other notes, by kind (issue 19 item 4)
+        "person",
+        "status",
+        "scope",
+        "kind",
+        text("confidence_bp DESC"),
+        text("last_source_at DESC"),
+        "valid_from",
+        "id",
+    ),
     Index("ix_note_created", "person", "created_seq"),
     Index("ix_note_origin", "person", "origin"),
 )
