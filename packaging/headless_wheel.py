@@ -87,9 +87,17 @@ def build(out: Path) -> Path:
             check=True,
             stdout=subprocess.DEVNULL,
         )
-    wheel = out / f"engram_inspector_headless-{project['version']}-py3-none-any.whl"
+    wheel = out / f"engram_inspector_headless-{_version()}-py3-none-any.whl"
     assert wheel.is_file(), f"pip wrote no {wheel.name}"
     return wheel
+
+
+def _version() -> str:
+    """The version, from its one place (engram/__init__.py; pyproject reads it there)."""
+    for line in (ROOT / "app/engram/__init__.py").read_text("utf-8").splitlines():
+        if line.startswith("__version__"):
+            return line.split("=", 1)[1].strip().strip('"')
+    raise SystemExit("engram/__init__.py names no __version__")
 
 
 if __name__ == "__main__":

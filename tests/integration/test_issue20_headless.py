@@ -84,7 +84,8 @@ def test_issue20_item11_the_headless_metadata_differs_only_in_qt() -> None:
     assert any(r.startswith("PySide6") for r in full["dependencies"])  # default: the whole app
     assert not any("pyside" in r.lower() for r in headless["dependencies"])
     assert headless["name"] == "engram-inspector-headless"
-    assert headless["version"] == full["version"] and headless["scripts"] == full["scripts"]
+    assert headless.get("version") == full.get("version")  # both from engram/__init__.py
+    assert headless.get("dynamic") == full.get("dynamic") and headless["scripts"] == full["scripts"]
     same = {k: v for k, v in full.items() if k not in ("name", "description", "dependencies")}
     assert {k: headless[k] for k in same if k != "classifiers"} == {
         k: v for k, v in same.items() if k != "classifiers"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
-from engram.cli.context import CommandContext
+from engram.cli.context import TRIES, CommandContext, ask, on_terminal
 from engram.cli.output import add_json_flag, emit_json, emit_line
 from engram.control import backup
-from engram.model.errors import NotAllowed
+from engram.model.errors import NotAllowed, PassphraseNeeded, WrongPassphrase
 from engram.store.dialect import is_sqlite
 from engram.store.location import store_url
 
@@ -53,14 +54,36 @@ def cmd_backup(ctx: CommandContext) -> int:
     return 0
 
 
-def cmd_restore(ctx: CommandContext) -> int:
-    done = backup.restore_backup(
+def _restore(ctx: CommandContext, passphrase: str | None) -> backup.Restored:
+    return backup.restore_backup(
         ctx.args.backup,
         ctx.args.to,
         actor=ctx.args.actor or "operator",
         replace=ctx.args.replace,
-        passphrase=ctx.passphrase(),
+        passphrase=passphrase,
     )
+
+
+def _restore_typed(ctx: CommandContext) -> backup.Restored:
+    """The backup's passphrase typed on a terminal, as every command asks for a store's."""
+    for attempt in range(1, TRIES + 1):
+        try:
+            return _restore(ctx, ask(f"Passphrase for the backup {ctx.args.backup}: "))
+        except WrongPassphrase:
+            if attempt == TRIES:
+                raise
+            print("That passphrase does not open the backup; try again.", file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
+def cmd_restore(ctx: CommandContext) -> int:
+    given = ctx.passphrase()
+    try:
+        done = _restore(ctx, given)
+    except PassphraseNeeded:  # no passphrase given and no key in the keyring
+        if given is not None or not on_terminal():
+            raise
+        done = _restore_typed(ctx)
     if ctx.as_json:
         emit_json(done.to_json())
     else:

@@ -27,7 +27,9 @@ GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
         "register",
         {
             "init": "create a new store",
-            "demo": "build a realistic demo store through the real runtime",
+            "demo": "build a realistic demo store through the real runtime (default: "
+            "demo.engram in the user data folder, never the default store; passphrase 'demo' "
+            "unless one is given)",
             "verify": "check every chain, signature and the checkpoint",
             "persons": "list the people in the store",
             "export": "everything kept about a person, as JSON, recorded in their audit log",

@@ -212,9 +212,9 @@ class MainWindow(QMainWindow):
         self.change_passphrase_action = self._action("Change &passphrase…", None)
         self.forget_key_action = self._action("Forget the &key on this computer…", None)
         self.export_action = self._action("&Export person…", "Ctrl+E")
-        self.report_action = self._action("Save access re&port…", "Ctrl+Shift+R")
+        self.report_action = self._action("Save &access report…", "Ctrl+Shift+R")
         self.backup_action = self._action("&Back up…", None)  # issue 21 item 1
-        self.restore_action = self._action("Restore from bac&kup…", None)
+        self.restore_action = self._action("Res&tore from backup…", None)
         self.export_review_action = self._action("Export review &copy…", None)
         self.import_review_action = self._action("&Import review…", None)
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
