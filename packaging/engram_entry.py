@@ -16,6 +16,6 @@ if sys.argv[1:2] and sys.argv[1].startswith("--engram-"):
     report_printer.run_child(sys.argv)  # so does printing an access report (report_printing.py)
     verify_process.run_child(sys.argv)  # and the inspector's verify (control/verify_process.py)
 
-from engram.cli.main import run  # noqa: E402
+from engram.cli.main import run
 
 run()
