@@ -10,9 +10,12 @@ bash "$root/packaging/bootstrap.sh" --for test
 if [ "${ENGRAM_BUNDLE:-0}" = 1 ]; then bash "$root/packaging/bootstrap.sh" --for bundle; fi
 if [ "${ENGRAM_DEB:-0}" = 1 ]; then
   bash "$root/packaging/bootstrap.sh" --for bundle
-  if ! command -v lintian >/dev/null && [ "$(id -u)" = 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lintian >/dev/null
-  fi
+  # deb.sh's tools: patchelf (build paths out of Python's modules) and lintian (the test).
+  for tool in lintian patchelf; do
+    if ! command -v "$tool" >/dev/null && [ "$(id -u)" = 0 ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$tool" >/dev/null
+    fi
+  done
 fi
 venv="${ENGRAM_VENV:-$root/.venv}"
 cd "$root"
