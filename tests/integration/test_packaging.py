@@ -11,7 +11,9 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import xml.etree.ElementTree as ET
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -75,7 +77,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp_path / "source"
     skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
     shutil.copytree(ROOT / "app", source / "app", ignore=skip)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     wheels = tmp_path / "wheels"
     subprocess.run(
@@ -89,6 +91,51 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+NOTICES = "engram/data/licences/THIRD_PARTY_NOTICES.txt"
+
+
+def _holds_the_notices(text: str) -> None:
+    """A notices file as packaging/third_party_notices.py writes it: Qt's LGPL, libsodium,
+    RE2 and Abseil, and every dependency the package's own copy lists."""
+    assert text.startswith("Third-party notices for Engram Inspector")
+    for needle in ("GNU LESSER GENERAL PUBLIC LICENSE", "libsodium", "The RE2 Authors", "Abseil"):
+        assert needle in text, needle
+    packaged = (ROOT / "app" / NOTICES).read_text(encoding="utf-8")
+    names = [line[2:].split(" ")[0] for line in packaged.splitlines() if line.startswith("* ")]
+    assert names and all(f"\n* {name} " in text for name in names)
+
+
+def test_issue20_item3_the_wheel_holds_the_licence_and_the_notices(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (licence,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        assert "Apache License" in archive.read(licence).decode()
+        _holds_the_notices(archive.read(NOTICES).decode("utf-8"))
+
+
+def test_issue20_item3_the_sdist_holds_the_licence_and_the_notices(
+    wheel: Path, tmp_path: Path
+) -> None:
+    source = wheel.parent.parent / "source"  # the wheel's copy of the tree
+    out = tmp_path / "sdist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(out), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    (sdist,) = out.glob("engram_inspector-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        top = archive.getnames()[0].split("/")[0]
+
+        def read(name: str) -> str:
+            member = archive.extractfile(f"{top}/{name}")
+            assert member is not None, name
+            return member.read().decode("utf-8")
+
+        assert "Apache License" in read("LICENSE")
+        _holds_the_notices(read(f"app/{NOTICES}"))
+
+
 # Loads what the inspector reads at start: the palettes, the icon (every PNG size), the
 # sensitive-topic data, and the packaged desktop files and user guide.
 PROBE = """
@@ -175,4 +222,16 @@ def test_issue12_item2_bundle_builds_and_passes_its_smoke_test(tmp_path: Path) -
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "smoke test passed" in done.stdout
-    assert (tmp_path / "dist" / "engram" / "engram").is_file()
+    bundle = tmp_path / "dist" / "engram"
+    assert (bundle / "engram").is_file()
+    # Issue 20 item 3: the licences beside the program and inside it (Help > About reads
+    # that copy), written at build time with the exact versions shipped.
+    assert "Apache License" in (bundle / "LICENSE").read_text()
+    notices = (bundle / "THIRD_PARTY_NOTICES.txt").read_text(encoding="utf-8")
+    assert (bundle / "_internal" / NOTICES).read_text(encoding="utf-8") == notices
+    _holds_the_notices(notices)
+    from importlib import metadata
+
+    assert f"\n* pyside6-essentials {metadata.version('PySide6-Essentials')} — " in notices
+    assert "\n* python 3." in notices and "\n* pyinstaller-bootloader " in notices
+    assert "(Debian)" in notices  # the system libraries PyInstaller copied in

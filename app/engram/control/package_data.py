@@ -78,3 +78,23 @@ def desktop_file(suffix: str) -> Path:
 def user_guide() -> Path:
     """The user guide shipped inside the package."""
     return data_folder() / "docs" / "user-guide.md"
+
+
+def third_party_notices() -> Path:
+    """The third-party notices: every shipped dependency, its licence and the licence texts
+    (written by packaging/third_party_notices.py; a build's copy names exact versions)."""
+    return data_folder() / "licences" / "THIRD_PARTY_NOTICES.txt"
+
+
+def third_party_index() -> list[tuple[str, str]]:
+    """(name, with the version when the notices name it; licence) of each component the
+    notices list, from their index: the "* name [version] — licence" lines under "Index"."""
+    lines = third_party_notices().read_text(encoding="utf-8").splitlines()
+    start = next((i + 1 for i, line in enumerate(lines) if line.startswith("Index (")), 0)
+    found = []
+    for line in lines[start:]:
+        if not line.startswith("* "):
+            break
+        heading, _, licence = line[2:].partition(" — ")
+        found.append((heading, licence))
+    return found

@@ -21,34 +21,36 @@ def app_icon() -> QIcon:
     return icon
 
 
-# What the inspector is built on, and under which licence each is used.
-LICENCES = (
-    ("Engram", "engram-inspector", "Apache License 2.0"),
-    ("Qt for Python (PySide6)", "PySide6", "LGPL 3.0"),
-    ("SQLAlchemy", "SQLAlchemy", "MIT License"),
-    ("PyNaCl", "PyNaCl", "Apache License 2.0"),
-    ("cryptography", "cryptography", "Apache License 2.0 or BSD"),
-    ("PyStemmer (Snowball)", "PyStemmer", "MIT and BSD licences"),
-)
-
-
-def _version(distribution: str) -> str:
-    if distribution == "PySide6":
-        return str(pyside_version)  # installed as PySide6-Essentials or the like
+def _with_version(heading: str) -> str:
+    """A notices heading with the installed version, when the notices name none."""
+    if " " in heading:
+        return heading  # a build's notices name the exact version shipped
     try:
-        return metadata.version(distribution)
+        return f"{heading} {metadata.version(heading)}"
     except metadata.PackageNotFoundError:
-        return ""
+        return heading
+
+
+def third_party_licences() -> str:
+    """Every component Engram ships with (the third-party notices' index), as HTML."""
+    try:
+        listed = resources.third_party_index()
+        where = str(resources.third_party_notices())
+    except (OSError, resources.ResourcesMissing):
+        return "<p>The third-party notices are missing from this installation.</p>"
+    items = "; ".join(
+        f"{html.escape(_with_version(heading))} ({html.escape(licence)})"
+        for heading, licence in listed
+    )
+    return (
+        f"<p><small>Built on: {items}.</small></p>"
+        f"<p><small>Their licence texts: {html.escape(where)}</small></p>"
+    )
 
 
 def about_text(store_path: str | None = None) -> str:
     """What the About box says: the version, the open store, and the licences."""
     store = html.escape(store_path) if store_path else "none open (locked)"
-    licences = "".join(
-        f"<li>{name} {_version(dist)} — {licence}</li>"
-        for name, dist, licence in LICENCES
-        if _version(dist) or dist == "engram-inspector"
-    )
     return (
         f"<h3>Engram Inspector {__version__}</h3>"
         "<p>See, correct and erase what an AI agent remembers about a person — offline, "
@@ -56,7 +58,10 @@ def about_text(store_path: str | None = None) -> str:
         "<p>Every change is a signed journal entry; <i>Verify integrity</i> proves nothing "
         "was altered behind Engram's back.</p>"
         f"<p><b>Store:</b> {store}</p>"
-        f"<p><b>Licences</b></p><ul>{licences}</ul>"
+        "<p><b>Licences</b></p>"
+        f"<p>Engram {__version__} — Apache License 2.0. Qt {qVersion()} (in PySide6) — "
+        "GNU LGPL 3.0.</p>"
+        f"{third_party_licences()}"
         f"<p><small>Qt {qVersion()}, PySide6 {pyside_version}.</small></p>"
     )
 

@@ -18,6 +18,10 @@ JOBS_STOP_MS = 3000  # how long quitting waits for dropped jobs to stop
 
 
 _ALREADY_OPEN = "Engram Inspector already has {store} open; its window was brought to the front.\n"
+# Said on standard output each time a store is unlocked: a script that started the window
+# (packaging/smoke_bundle.sh) knows from it that the store opened, not merely that the
+# process is still alive (issue 20 item 15).
+UNLOCKED = "Engram Inspector unlocked {store}.\n"
 
 
 def build(actor: str | None = None) -> tuple[QApplication, MainWindow, InspectorController]:
@@ -64,11 +68,18 @@ def run(
             and server.serve(controller.store.url.removeprefix("sqlite:///"))
         )
     )
+    controller.unlocked.connect(lambda: _say_unlocked(controller))
     controller.people.first_person = person
     window.show()
     controller.store_lock.launch(store, passphrase)
     app.aboutToQuit.connect(lambda: _shutdown(window, controller))
     return int(app.exec())
+
+
+def _say_unlocked(controller: InspectorController) -> None:
+    if controller.store is not None:
+        sys.stdout.write(UNLOCKED.format(store=controller.store.url.removeprefix("sqlite:///")))
+        sys.stdout.flush()
 
 
 def _shutdown(window: MainWindow, controller: InspectorController) -> None:
