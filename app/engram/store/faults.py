@@ -12,6 +12,9 @@ import signal
 
 CRASH_ENV = "ENGRAM_CRASH_AT"
 
+# Inside a write, its entries appended but their chains' heads not yet signed: the
+# transaction is still open, so a kill here leaves neither (signed_heads.py).
+APPENDED = "write:appended"
 # Between a write's commit and its checkpoint-file update.
 AFTER_COMMIT = "write:committed"
 # Between an erasure's commit and its checkpoint-file update.

@@ -206,7 +206,7 @@ def append(
                 "payload_hash": p_hash,
                 "prev_hash": prev,
                 "entry_hash": entry,
-                "signature": store.signer.sign(entry),
+                "signature": chain.UNSIGNED,
             }
         )
         prev = entry

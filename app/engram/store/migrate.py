@@ -15,14 +15,19 @@ from sqlalchemy import Connection
 _SCRIPTS = Path(__file__).parent / "migrations"
 
 
+Hook = Callable[[Connection], None]
+
+
 def _config(
-    connection: Connection, record_every_row: Callable[[Connection], None] | None = None
+    connection: Connection, record_every_row: Hook | None = None, sign_heads: Hook | None = None
 ) -> Config:
     config = Config()
     config.set_main_option("script_location", str(_SCRIPTS))
     config.attributes["connection"] = connection
     if record_every_row is not None:
         config.attributes["record_every_row"] = record_every_row
+    if sign_heads is not None:
+        config.attributes["sign_heads"] = sign_heads
     return config
 
 
@@ -54,8 +59,12 @@ def known_revisions() -> frozenset[str]:
 
 
 def upgrade(
-    connection: Connection, record_every_row: Callable[[Connection], None] | None = None
+    connection: Connection,
+    record_every_row: Hook | None = None,
+    sign_heads: Hook | None = None,
+    to: str = "head",
 ) -> None:
-    """Bring a database to the newest schema revision; `record_every_row` signs the rows
-    of an existing store into the ledger when a revision needs it (0005)."""
-    command.upgrade(_config(connection, record_every_row), "head")
+    """Bring a database to the newest schema revision (or `to`); `record_every_row` signs
+    the rows of an existing store into the ledger when a revision needs it (0005),
+    `sign_heads` the head of every existing chain (0007)."""
+    command.upgrade(_config(connection, record_every_row, sign_heads), to)
