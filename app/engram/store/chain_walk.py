@@ -16,7 +16,7 @@ Each finding is one sentence naming the chain; the walk stops at the first.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from engram.store import chain, signed_heads
 from engram.store.crypto import Verifier
@@ -52,15 +52,19 @@ class ChainWalk:
         signature: bytes,
         header: bytes,
         payload_hash: bytes | None,
+        legacy: Callable[[], bytes] | None = None,
     ) -> str | None:
-        """Check the next entry; a finding, or None."""
+        """Check the next entry (its `header` rebuilt from its clear columns, or the
+        `legacy` one, tried only when that does not match); a finding, or None."""
         expected = self.length + 1
         where = f"{self.chain_id}: entry {seq}"
         if seq != expected:
             return f"{self.chain_id}: entry {expected} is missing (next is {seq})"
         if prev != self.prev:
             return f"{where}: does not link to the entry before it"
-        if chain.entry_hash(prev, header, payload_hash) != entry:
+        if chain.entry_hash(prev, header, payload_hash) != entry and (
+            legacy is None or chain.entry_hash(prev, legacy(), payload_hash) != entry
+        ):
             return f"{where}: its contents do not match its hash"
         if signature != chain.UNSIGNED and not self.verifier.ok(entry, signature):
             return f"{where}: its signature does not match"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -65,6 +65,26 @@ def row_header(store: Store, r: Any) -> bytes:
         return chain.entry_hash(bytes(r.prev_hash), head, payload) == bytes(r.entry_hash)
 
     return pseudonyms.header_of_row(store, r.actor, header, matches)
+
+
+def row_headers(store: Store, r: Any) -> tuple[bytes, Callable[[], bytes] | None]:
+    """A stored journal row's header (actor by pseudonym), and the one it has if written
+    before pseudonyms (pseudonyms.headers_of_row)."""
+
+    def header(actor: str | None) -> bytes:
+        return journal_header(
+            r.person,
+            r.seq,
+            r.at,
+            str(actor),
+            r.type,
+            r.cause_conversation,
+            r.cause_turn,
+            r.body,
+            r.key_ref,
+        )
+
+    return pseudonyms.headers_of_row(store, r.actor, header)
 
 
 def person_exists(conn: Connection, person: PersonId) -> bool:

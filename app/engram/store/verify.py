@@ -45,13 +45,13 @@ from engram.store.checkpoint_check import (
     read_before,
 )
 from engram.store.conversation_log import readers_by_pseudonym
-from engram.store.conversation_log import row_header as log_row_header
+from engram.store.conversation_log import row_headers as log_row_headers
 from engram.store.data_keys import conversation_key_ref, person_key_ref
 from engram.store.dialect import storage_check
 from engram.store.erasure import row_header as erasure_row_header
 from engram.store.erasure import unexplained_pseudonyms
 from engram.store.journal import _event
-from engram.store.journal import row_header as journal_row_header
+from engram.store.journal import row_headers as journal_row_headers
 from engram.store.pseudonyms import pseudonym
 from engram.store.store import Store
 
@@ -109,7 +109,7 @@ def _verifier(store: Store) -> crypto.Verifier:
 
 # Rows fetched from the database at a time while a chain streams past (flat memory:
 # nothing reads a whole journal at once; PostgreSQL uses a server-side cursor).
-STREAM = 2_000
+STREAM = 256
 
 
 @dataclass
@@ -126,18 +126,25 @@ class _Context:
         return ChainWalk(store.info.id, chain_id, _verifier(store), self.signed.get(hidden), keep)
 
 
-def _step(walk: ChainWalk, r: Any, head: bytes, report: VerifyFindings) -> bool:
+def _step(
+    walk: ChainWalk,
+    r: Any,
+    head: bytes | tuple[bytes, Callable[[], bytes] | None],
+    report: VerifyFindings,
+) -> bool:
     """Walk one streamed row; False (and the problem reported) when it breaks the chain."""
     report.entries += 1
     if report.on_entries is not None and report.entries % CHECK_EVERY == 0:
         report.on_entries()
+    header, legacy = head if isinstance(head, tuple) else (head, None)
     found = walk.step(
         int(r.seq),
         bytes(r.prev_hash),
         bytes(r.entry_hash),
         bytes(r.signature),
-        head,
+        header,
         bytes(r.payload_hash) if getattr(r, "payload_hash", None) is not None else None,
+        legacy,
     )
     if found is not None:
         report.problem(found)
@@ -222,7 +229,7 @@ def _journal(
         .execution_options(yield_per=STREAM)
     )
     for r in conn.execute(query):
-        if not _step(walk, r, journal_row_header(store, r), report):
+        if not _step(walk, r, journal_row_headers(store, r), report):
             return None
         payloads.see(int(r.seq), r.payload_hash, r.sealed)
         event = _event(r)
@@ -283,7 +290,7 @@ def _log(
         .execution_options(yield_per=STREAM)
     )
     for r in conn.execute(query):
-        if not _step(walk, r, log_row_header(store, r), report):
+        if not _step(walk, r, log_row_headers(store, r), report):
             return None
         if first is None:
             first = (json.loads(r.body), int(r.at))
