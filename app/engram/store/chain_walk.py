@@ -57,17 +57,16 @@ class ChainWalk:
         """Check the next entry (its `header` rebuilt from its clear columns, or the
         `legacy` one, tried only when that does not match); a finding, or None."""
         expected = self.length + 1
-        where = f"{self.chain_id}: entry {seq}"
         if seq != expected:
             return f"{self.chain_id}: entry {expected} is missing (next is {seq})"
         if prev != self.prev:
-            return f"{where}: does not link to the entry before it"
+            return f"{self.chain_id}: entry {seq}: does not link to the entry before it"
         if chain.entry_hash(prev, header, payload_hash) != entry and (
             legacy is None or chain.entry_hash(prev, legacy(), payload_hash) != entry
         ):
-            return f"{where}: its contents do not match its hash"
-        if signature != chain.UNSIGNED and not self.verifier.ok(entry, signature):
-            return f"{where}: its signature does not match"
+            return f"{self.chain_id}: entry {seq}: its contents do not match its hash"
+        if signature and not self.verifier.ok(entry, signature):  # written before signed heads
+            return f"{self.chain_id}: entry {seq}: its signature does not match"
         if seq in self.keep:
             self.hashes[seq] = entry
         self.prev = entry

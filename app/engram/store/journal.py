@@ -255,18 +255,22 @@ def _meaning(type_: EventType, body: dict[str, Any]) -> EventBody:
     return decode_body(type_, body)
 
 
+_TYPES = {kind.value: kind for kind in EventType}  # EventType(value), without enum's call
+
+
 def _event(r: Row[Any]) -> Event:
     cause = (
         Cause(ConversationId(r.cause_conversation), TurnId(r.cause_turn) if r.cause_turn else None)
         if r.cause_conversation
         else None
     )
+    kind = _TYPES.get(r.type) or EventType(r.type)  # an unknown type raises as it did
     return Event(
         person=PersonId(r.person),
         seq=int(r.seq),
         at=from_micros(int(r.at)),
         actor=r.actor,
-        type=(kind := EventType(r.type)),
+        type=kind,
         body=_meaning(kind, json.loads(r.body)),
         cause=cause,
         has_payload=r.payload_hash is not None,

@@ -131,19 +131,21 @@ def _step(
     r: Any,
     head: bytes | tuple[bytes, Callable[[], bytes] | None],
     report: VerifyFindings,
+    payload_hash: bytes | None = None,
 ) -> bool:
-    """Walk one streamed row; False (and the problem reported) when it breaks the chain."""
+    """Walk one streamed row (`payload_hash`: its declared one, for chains with payloads);
+    False (and the problem reported) when it breaks the chain."""
     report.entries += 1
     if report.on_entries is not None and report.entries % CHECK_EVERY == 0:
         report.on_entries()
     header, legacy = head if isinstance(head, tuple) else (head, None)
     found = walk.step(
-        int(r.seq),
+        r.seq,
         bytes(r.prev_hash),
         bytes(r.entry_hash),
         bytes(r.signature),
         header,
-        bytes(r.payload_hash) if getattr(r, "payload_hash", None) is not None else None,
+        payload_hash,
         legacy,
     )
     if found is not None:
@@ -229,9 +231,10 @@ def _journal(
         .execution_options(yield_per=STREAM)
     )
     for r in conn.execute(query):
-        if not _step(walk, r, journal_row_headers(store, r), report):
+        declared = None if r.payload_hash is None else bytes(r.payload_hash)
+        if not _step(walk, r, journal_row_headers(store, r), report, declared):
             return None
-        payloads.see(int(r.seq), r.payload_hash, r.sealed)
+        payloads.see(r.seq, declared, r.sealed)
         event = _event(r)
         if isinstance(event.body, ConversationDeleted):
             payloads.removed.update(event.body.shredded)
@@ -290,11 +293,12 @@ def _log(
         .execution_options(yield_per=STREAM)
     )
     for r in conn.execute(query):
-        if not _step(walk, r, log_row_headers(store, r), report):
+        declared = None if r.payload_hash is None else bytes(r.payload_hash)
+        if not _step(walk, r, log_row_headers(store, r), report, declared):
             return None
         if first is None:
             first = (json.loads(r.body), int(r.at))
-        payloads.see(int(r.seq), r.payload_hash, r.sealed)
+        payloads.see(r.seq, declared, r.sealed)
         if r.entry == "excision":
             body = json.loads(r.body)
             excisions.append(body)
