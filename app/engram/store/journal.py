@@ -159,11 +159,12 @@ def append(
     at, when = stamped.at, from_micros(stamped.at)
     for new in new_events:
         seq += 1
-        plain = crypto.canonical_json(new.body.to_json())
         kept = new.body.to_json()
+        plain = crypto.canonical_json(kept)
+        body = plain
         if stamped.clock_at is not None:  # chained with the event, read by the next one
             kept[store_time.CLOCK_KEY] = stamped.clock_at
-        body = crypto.canonical_json(kept)
+            body = crypto.canonical_json(kept)
         cause = new.cause
         event = Event(
             person=person,
