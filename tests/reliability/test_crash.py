@@ -47,6 +47,7 @@ from tests.reliability.conftest import FULL, size
 ROOT = Path(__file__).resolve().parents[2]
 TRIALS = size(8, 200)
 POINTS = [
+    faults.APPENDED,  # issue 19 item 1: appended, heads not yet signed (one transaction)
     faults.AFTER_COMMIT,
     faults.ERASE_COMMITTED,
     faults.ERASE_CHECKPOINTED,

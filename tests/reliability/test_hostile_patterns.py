@@ -155,7 +155,9 @@ def _capped() -> None:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "ENGRAM_TEST_PASSPHRASE": PASSPHRASE, "PYTHONPATH": str(ROOT)}
+    # The checked-out package first (not whichever one is installed), then the tests.
+    path = os.pathsep.join([str(ROOT / "app"), str(ROOT)])
+    return {**os.environ, "ENGRAM_TEST_PASSPHRASE": PASSPHRASE, "PYTHONPATH": path}
 
 
 def _expected(pattern: str, report: dict[str, Any]) -> bool:

@@ -52,6 +52,8 @@ CHAINED = {
     ],
     "log_payloads": ["sealed"],
     "erasures": ["at", "actor", "body", "prev_hash", "entry_hash", "signature"],
+    # Issue 19 item 1: the signed head of each chain, one signature per write.
+    "chain_heads": ["chain", "length", "head", "at", "signature"],
     "data_keys": ["wrapped"],
     "note_state": ["data", "status", "scope", "confidence_bp"],
     "note_counts": ["n", "status"],
@@ -73,6 +75,8 @@ def _mutate(value: Any, position: int) -> Any:
     if value is None:
         return "tampered"
     if isinstance(value, bytes):
+        if not value:  # an entry under a signed head has no signature of its own: give it one
+            return bytes([position % 256]) * 64
         data = bytearray(value)
         data[position % len(data)] ^= 1 << (position % 8)
         return bytes(data)

@@ -1,4 +1,8 @@
-"""Hash chains: entry_hash = H(prev_hash ‖ header ‖ H(nonce ‖ ciphertext)), each signed.
+"""Hash chains: entry_hash = H(prev_hash ‖ header ‖ H(nonce ‖ ciphertext)).
+
+Each write transaction signs the head of every chain it touched (store/signed_heads.py);
+entries carry no signature of their own (`UNSIGNED`), except those written before signed
+heads, whose per-entry signatures stay as history and are still checked.
 
 Headers are canonical JSON of a row's clear columns. The chain commits to a payload only
 through its hash, so a payload can be shredded or excised and the chain still verifies.
@@ -14,6 +18,9 @@ from sqlalchemy import ColumnElement, Connection, Table, select
 
 from engram.store import contexts
 from engram.store.crypto import canonical_json, digest, utf8
+
+# What an entry's `signature` column holds now: its chain's signed head vouches for it.
+UNSIGNED = b""
 
 
 def genesis(store_id: str, chain_id: str) -> bytes:

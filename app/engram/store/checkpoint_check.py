@@ -203,8 +203,12 @@ def copy_without_checkpoint(before: Before) -> bool:
     )
 
 
-def check_checkpoint(store: Store, before: Before, heads: Heads, warnings: list[str]) -> list[str]:
-    """Rollback problems; advances a lagging checkpoint (and says so in `warnings`)."""
+def check_checkpoint(
+    store: Store, before: Before, heads: Heads, warnings: list[str], *, may_advance: bool = True
+) -> list[str]:
+    """Rollback problems; advances a lagging checkpoint (and says so in `warnings`) unless
+    `may_advance` is False (verify found the chains themselves at fault: entries no signed
+    head covers must never be anchored)."""
     warnings += before.warnings
     if store.anchors.keyring_failed:
         warnings.append("the checkpoint's copy in the OS keyring could not be updated this session")
@@ -234,7 +238,12 @@ def check_checkpoint(store: Store, before: Before, heads: Heads, warnings: list[
         anchor is None or anchor.serial < checkpoint.serial for _, anchor in before.anchors
     )
     # A store opened read-only is compared, never written beside: its checkpoint may lag.
-    if not problems and not store.read_only and (advance or checkpoint.legacy or lagging):
+    if (
+        not problems
+        and may_advance
+        and not store.read_only
+        and (advance or checkpoint.legacy or lagging)
+    ):
         written = store.record_in_checkpoint(advance.heads, advance.gone, advance.revived, warnings)
         if written is not None:
             store.anchors.write_keyring(written)

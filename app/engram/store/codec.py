@@ -11,6 +11,11 @@ from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import Change, Closure, Note, NoteStatus, Source
 from engram.model.scope import Durability, Kind, Scope
 
+# One encoder for every note: json.dumps with options builds a new one on each call (the
+# projection writes and verify compares one per note). Same bytes as json.dumps(data,
+# separators=(",", ":")).
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
 
 def _cause(cause: Cause | None) -> list[str | None] | None:
     return None if cause is None else [cause.conversation, cause.turn]
@@ -58,7 +63,7 @@ def note_to_json(note: Note) -> str:
             [c.seq, to_micros(c.at), c.type.value, c.actor, c.detail] for c in note.changes
         ],
     }
-    return json.dumps(data, separators=(",", ":"))
+    return _COMPACT.encode(data)
 
 
 def note_from_json(text: str) -> Note:

@@ -65,5 +65,7 @@ CHECKPOINT = b"engram-checkpoint"  # a checkpoint line's digest (the store key s
 # domain keeps a report's signature from ever passing for a checkpoint line's.
 ACCESS_REPORT = b"engram-access-report"
 ANCHOR_PATH = b"engram-anchor-path"  # the name of a checkpoint's anchor, from its path
+# A chain's signed head: its keyed name, length and head hash (store/signed_heads.py).
+SIGNED_HEAD = b"engram-signed-head"
 PAYLOAD = b"payload"  # a chain entry's payload hash, over its sealed text
 STORE_INFO = b"store-info"  # the digest of the store's info row (the ledger records it)

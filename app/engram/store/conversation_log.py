@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -54,6 +54,16 @@ def row_header(store: Store, r: Any) -> bytes:
         return chain.entry_hash(bytes(r.prev_hash), head, payload) == bytes(r.entry_hash)
 
     return pseudonyms.header_of_row(store, r.author, header, matches)
+
+
+def row_headers(store: Store, r: Any) -> tuple[bytes, Callable[[], bytes] | None]:
+    """A stored log row's header (author by pseudonym), and the one it has if written
+    before pseudonyms (pseudonyms.headers_of_row)."""
+
+    def header(author: str | None) -> bytes:
+        return log_header(r.conversation, r.seq, r.at, r.entry, r.ref, author, r.status, r.body)
+
+    return pseudonyms.headers_of_row(store, r.author, header)
 
 
 def readers_by_pseudonym(
@@ -150,7 +160,7 @@ def append_entry(
             payload_hash=p_hash,
             prev_hash=prev,
             entry_hash=entry,
-            signature=store.signer.sign(entry),
+            signature=chain.UNSIGNED,
         )
     )
     txn.heads[chain.log_chain(conversation)] = (seq, entry)

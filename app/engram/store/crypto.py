@@ -148,7 +148,7 @@ def note_key(person_key: bytes, conversation_key: bytes) -> bytes:
 
 def digest(*parts: bytes) -> bytes:
     """BLAKE2b-256 over the length-prefixed parts (unambiguous concatenation)."""
-    framed = b"".join(len(part).to_bytes(8, "big") + part for part in parts)
+    framed = b"".join([len(part).to_bytes(8, "big") + part for part in parts])
     return hashlib.blake2b(framed, digest_size=32).digest()
 
 
@@ -168,9 +168,13 @@ def utf8(text: str) -> bytes:
         ) from None
 
 
+# One encoder for every call: json.dumps with options builds a new one each time.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no spaces: the bytes that get hashed and signed."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 class Signer:

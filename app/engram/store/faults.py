@@ -15,6 +15,9 @@ CRASH_ENV = "ENGRAM_CRASH_AT"
 # Inside a passphrase change's transaction, after the new sealed key is written, before it
 # commits.
 PASSPHRASE_REWRAPPED = "passphrase:rewrapped"
+# Inside a write, its entries appended but their chains' heads not yet signed: the
+# transaction is still open, so a kill here leaves neither (signed_heads.py).
+APPENDED = "write:appended"
 # Between a write's commit and its checkpoint-file update.
 AFTER_COMMIT = "write:committed"
 # Between an erasure's commit and its checkpoint-file update.

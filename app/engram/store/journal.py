@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -65,6 +65,26 @@ def row_header(store: Store, r: Any) -> bytes:
         return chain.entry_hash(bytes(r.prev_hash), head, payload) == bytes(r.entry_hash)
 
     return pseudonyms.header_of_row(store, r.actor, header, matches)
+
+
+def row_headers(store: Store, r: Any) -> tuple[bytes, Callable[[], bytes] | None]:
+    """A stored journal row's header (actor by pseudonym), and the one it has if written
+    before pseudonyms (pseudonyms.headers_of_row)."""
+
+    def header(actor: str | None) -> bytes:
+        return journal_header(
+            r.person,
+            r.seq,
+            r.at,
+            str(actor),
+            r.type,
+            r.cause_conversation,
+            r.cause_turn,
+            r.body,
+            r.key_ref,
+        )
+
+    return pseudonyms.headers_of_row(store, r.actor, header)
 
 
 def person_exists(conn: Connection, person: PersonId) -> bool:
@@ -139,11 +159,12 @@ def append(
     at, when = stamped.at, from_micros(stamped.at)
     for new in new_events:
         seq += 1
-        plain = crypto.canonical_json(new.body.to_json())
         kept = new.body.to_json()
+        plain = crypto.canonical_json(kept)
+        body = plain
         if stamped.clock_at is not None:  # chained with the event, read by the next one
             kept[store_time.CLOCK_KEY] = stamped.clock_at
-        body = crypto.canonical_json(kept)
+            body = crypto.canonical_json(kept)
         cause = new.cause
         event = Event(
             person=person,
@@ -206,7 +227,7 @@ def append(
                 "payload_hash": p_hash,
                 "prev_hash": prev,
                 "entry_hash": entry,
-                "signature": store.signer.sign(entry),
+                "signature": chain.UNSIGNED,
             }
         )
         prev = entry
@@ -235,18 +256,22 @@ def _meaning(type_: EventType, body: dict[str, Any]) -> EventBody:
     return decode_body(type_, body)
 
 
+_TYPES = {kind.value: kind for kind in EventType}  # EventType(value), without enum's call
+
+
 def _event(r: Row[Any]) -> Event:
     cause = (
         Cause(ConversationId(r.cause_conversation), TurnId(r.cause_turn) if r.cause_turn else None)
         if r.cause_conversation
         else None
     )
+    kind = _TYPES.get(r.type) or EventType(r.type)  # an unknown type raises as it did
     return Event(
         person=PersonId(r.person),
         seq=int(r.seq),
         at=from_micros(int(r.at)),
         actor=r.actor,
-        type=(kind := EventType(r.type)),
+        type=kind,
         body=_meaning(kind, json.loads(r.body)),
         cause=cause,
         has_payload=r.payload_hash is not None,

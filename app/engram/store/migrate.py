@@ -21,7 +21,7 @@ _SCRIPTS = Path(__file__).parent / "migrations"
 
 # The newest revision in migrations/versions. A new migration changes it too:
 # tests/unit/test_issue20_startup.py checks it against Alembic's own reading of the scripts.
-HEAD = "0007"
+HEAD = "0008"
 
 _VERSION_TABLE = "alembic_version"  # Alembic's own table, its name by default
 
@@ -30,13 +30,18 @@ class RevisionUnreadable(Exception):
     """The version table names more than one revision, which Alembic never writes."""
 
 
+Hook = Callable[[Connection], None]
+
+
 def _config(
-    connection: Connection, record_every_row: Callable[[Connection], None] | None = None
+    connection: Connection, record_every_row: Hook | None = None, sign_heads: Hook | None = None
 ) -> Config:
     config = _config_no_connection()
     config.attributes["connection"] = connection
     if record_every_row is not None:
         config.attributes["record_every_row"] = record_every_row
+    if sign_heads is not None:
+        config.attributes["sign_heads"] = sign_heads
     return config
 
 
@@ -84,10 +89,14 @@ def known_revisions() -> frozenset[str]:
 
 
 def upgrade(
-    connection: Connection, record_every_row: Callable[[Connection], None] | None = None
+    connection: Connection,
+    record_every_row: Hook | None = None,
+    sign_heads: Hook | None = None,
+    to: str = "head",
 ) -> None:
-    """Bring a database to the newest schema revision; `record_every_row` signs the rows
-    of an existing store into the ledger when a revision needs it (0005)."""
+    """Bring a database to the newest schema revision (or `to`); `record_every_row` signs
+    the rows of an existing store into the ledger when a revision needs it (0005),
+    `sign_heads` the head of every existing chain (0008)."""
     from alembic import command
 
-    command.upgrade(_config(connection, record_every_row), "head")
+    command.upgrade(_config(connection, record_every_row, sign_heads), to)

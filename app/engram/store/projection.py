@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from engram.model.clock import to_micros
 from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
@@ -124,9 +124,11 @@ class ProjectionTarget:
         if inserts:
             conn.execute(insert(N), inserts)
         changed = [i for i in self._dirty if i in self._existing]
-        for note_id in changed:
-            row = note_row(self._dirty[note_id])
-            conn.execute(update(N).where(N.c.person == person, N.c.id == note_id).values(row))
+        if changed:  # one executemany, not a compiled statement per note
+            conn.execute(
+                _UPDATE_NOTE,
+                [{**note_row(self._dirty[i]), "w_person": person, "w_id": i} for i in changed],
+            )
         self._existing.update(self._dirty)
         self._flush_counts()
         if self._dirty:
@@ -263,6 +265,10 @@ class ProjectionTarget:
                 self.conn.execute(insert(C).values(person=self.person, id=candidate_id, **row))
                 self._existing_candidates.add(candidate_id)
         self._dirty_candidates.clear()
+
+
+# A note's row rewritten in place: every column from the parameters, found by its key.
+_UPDATE_NOTE = update(N).where(N.c.person == bindparam("w_person"), N.c.id == bindparam("w_id"))
 
 
 def delete_person(conn: Connection, person: PersonId) -> int:

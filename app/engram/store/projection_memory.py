@@ -18,6 +18,7 @@ from engram.store.projection_rows import candidate_from_row, note_row, usage_fro
 from engram.store.projection_state import recent_digest
 
 N = schema.note_state
+STREAM = 256  # rows fetched at a time while a replay is compared
 
 
 def unscoped_memory(conn: Connection, person: PersonId) -> PersonMemory:
@@ -103,20 +104,24 @@ def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> 
     )
     if rest != replayed:
         return False
-    # Each stored row, its JSON included, must be exactly what the replayed note serialises to.
-    rows = conn.execute(select(N).where(N.c.person == person)).mappings().all()
-    if len(rows) != memory.note_count():
-        return False
-    expected_sources: set[tuple[str, str]] = set()
+    # Each stored row, its JSON included, must be exactly what the replayed note serialises
+    # to. The rows stream past (a person with 100,000 notes is not read into memory twice).
+    rows = conn.execute(
+        select(N).where(N.c.person == person).execution_options(yield_per=STREAM)
+    ).mappings()
+    seen = 0
+    expected_sources = 0
+    expected_counts: dict[tuple[str, str, str], int] = {}
     for row in rows:
+        seen += 1
         note = memory.unscoped_note(NoteId(row["id"]))
         if note is None or note_row(note) != dict(row):
             return False
-        expected_sources.update((note.id, s.conversation) for s in note.sources)
-    expected_counts: dict[tuple[str, str, str], int] = {}
-    for row in rows:
+        expected_sources += len({s.conversation for s in note.sources})
         key = (row["status"], row["scope"], row["kind"])
         expected_counts[key] = expected_counts.get(key, 0) + 1
+    if seen != memory.note_count():
+        return False
     C = schema.note_counts
     stored_counts = {
         (r.status, r.scope, r.kind): int(r.n)
@@ -124,9 +129,18 @@ def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> 
     }
     if stored_counts != expected_counts:
         return False
+    # Every stored source row names a source of its note, and there are as many as the
+    # replayed notes have (the table's key makes each row distinct).
     S = schema.note_sources
-    stored_sources = {
-        (r.note, r.conversation)
-        for r in conn.execute(select(S.c.note, S.c.conversation).where(S.c.person == person))
-    }
-    return stored_sources == expected_sources
+    stored = conn.execute(
+        select(S.c.note, S.c.conversation)
+        .where(S.c.person == person)
+        .execution_options(yield_per=STREAM)
+    )
+    found = 0
+    for r in stored:
+        found += 1
+        note = memory.unscoped_note(NoteId(r.note))
+        if note is None or all(s.conversation != r.conversation for s in note.sources):
+            return False
+    return found == expected_sources

@@ -55,3 +55,13 @@ def header_of_row(
         return head
     legacy = build(name)
     return legacy if matches(legacy) else head
+
+
+def headers_of_row(
+    store: Store, name: str | None, build: Callable[[str | None], bytes]
+) -> tuple[bytes, Callable[[], bytes] | None]:
+    """A stored row's chained header built with the pseudonym of `name`, and how to build
+    the one a row written before pseudonyms committed to (None when they are the same):
+    for a walk that hashes each row once and tries the other header only on a mismatch."""
+    new = committed(store, name)
+    return build(new), (None if new == name else lambda: build(name))

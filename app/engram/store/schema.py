@@ -13,7 +13,8 @@ How every table is protected against a change made behind Engram's back is decla
 `PROTECTION` below (a test checks that it names every table in `metadata`):
 
 =========  ===============================================================================
-chained    hash-chained, signed rows; `verify` walks each chain (and the checkpoint
+chained    hash-chained rows under a signed head (`chain_heads`; rows written before
+           issue 19 are each signed too); `verify` walks each chain (and the checkpoint
            outside the database holds each chain's length and head).
 payload    sealed text whose hash a chained row commits to.
 ledger     each row's keyed digest is recorded, change by change, in the signed `ledger`
@@ -21,6 +22,9 @@ ledger     each row's keyed digest is recorded, change by change, in the signed 
            inserted or replayed row is reported).
 derived    recomputed by `verify` and compared: the fold's projection against a replay
            of the journal, a conversation's row and readers against its log.
+signed     each row is the store key's signature over one chain's length and head hash;
+           `verify` checks it against the walked chain (a row changed, deleted or added,
+           or entries past the signed length, are reported).
 =========  ===============================================================================
 
 `alembic_version` (Alembic's own table, outside `metadata`) must name a revision this code
@@ -370,6 +374,21 @@ ledger = Table(
     Column("signature", LargeBinary, nullable=False),
 )
 
+# The signed head of every chain (issue 19): one Ed25519 signature per write transaction
+# over each chain it touched — its length and head hash, like a transparency log's signed
+# tree head (RFC 9162) — instead of one per entry. `chain` is the chain id's keyed hash
+# (`Store.hidden_name`), so no person or conversation id is in clear; `at` is when it was
+# signed. Entries past `length` are an unsigned tail, which `verify` reports.
+chain_heads = Table(
+    "chain_heads",
+    metadata,
+    Column("chain", String(64), primary_key=True),
+    Column("length", BigInteger, nullable=False),
+    Column("head", LargeBinary, nullable=False),
+    Column("at", BigInteger, nullable=False),
+    Column("signature", LargeBinary, nullable=False),
+)
+
 # Clear columns that can name a person as the one who did something (an actor or author).
 # A person can be one (acting on their own memory, or given as `--actor`), so erasing them
 # renames their id to their keyed pseudonym in each — chained rows in `store/erasure.py`,
@@ -394,6 +413,7 @@ class Protection(StrEnum):
     PAYLOAD = "payload"
     LEDGER = "ledger"
     DERIVED = "derived"
+    SIGNED = "signed"
 
 
 PROTECTION: dict[str, Protection] = {
@@ -401,6 +421,7 @@ PROTECTION: dict[str, Protection] = {
     "conversation_log": Protection.CHAINED,
     "erasures": Protection.CHAINED,
     "ledger": Protection.CHAINED,
+    "chain_heads": Protection.SIGNED,
     "journal_payloads": Protection.PAYLOAD,
     "log_payloads": Protection.PAYLOAD,
     "store_info": Protection.LEDGER,

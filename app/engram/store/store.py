@@ -21,7 +21,7 @@ from engram.model.errors import (
     StoreExists,
     StoreMissing,
 )
-from engram.store import crypto, file_check, ledger, migrate, owner_only, schema
+from engram.store import crypto, file_check, ledger, migrate, owner_only, schema, signed_heads
 from engram.store.crypto import KdfParams, Signer
 from engram.store.dialect import make_engine, sqlite_path
 from engram.store.keyring_access import KeyringAccess, KeyringFailed
@@ -138,6 +138,15 @@ class Store(UnlockedStore):
                     migrate.upgrade(connection)
                     connection.execute(insert(schema.store_info).values(**info_row(info)))
                     head = ledger.append(connection, store_id, signer, None, info.created_at)
+                    signed_heads.record(
+                        connection,
+                        store_id,
+                        signer,
+                        signed_heads.hider(signer.seed),
+                        {ledger.CHAIN: head},
+                        (),
+                        info.created_at,
+                    )
         except BaseException:
             engine.dispose()
             if backend is not None:
@@ -231,11 +240,16 @@ class Store(UnlockedStore):
                 connection, self.info.id, self.signer, None, self.now_micros()
             )
 
+        def sign_heads(connection: Connection) -> None:
+            signed_heads.sign_existing(
+                connection, self.info.id, self.signer, self.hidden_name, self.now_micros()
+            )
+
         try:
             with self.engine.connect() as connection:
                 connection = connection.execution_options(write=True)
                 with connection.begin():
-                    migrate.upgrade(connection, record_every_row)
+                    migrate.upgrade(connection, record_every_row, sign_heads)
         except (exc.DBAPIError, CommandError) as error:
             self._raise_fault(error, "write")
             raise CorruptStore(

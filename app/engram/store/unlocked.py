@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Engine, Table, exc, update
 
 from engram.model.clock import Clock, to_micros
 from engram.model.errors import CorruptStore, KeyUnavailable, ReadOnlyStore
-from engram.store import contexts, crypto, faults, ledger, schema
+from engram.store import contexts, crypto, faults, ledger, schema, signed_heads
 from engram.store.checkpoint import Anchor, CheckpointFile
 from engram.store.checkpoint_anchor import Anchors
 from engram.store.crypto import KdfParams, SealBroken, Signer
@@ -237,6 +237,19 @@ class UnlockedStore:
                     if self._touched:
                         txn.heads[ledger.CHAIN] = ledger.append(
                             connection, self.info.id, self.signer, self._touched, self.now_micros()
+                        )
+                    faults.crash_point(faults.APPENDED)
+                    if txn.heads or txn.gone:
+                        # One signature per chain this write moved, in this same
+                        # transaction: no commit leaves an unsigned tail (signed_heads.py).
+                        signed_heads.record(
+                            connection,
+                            self.info.id,
+                            self.signer,
+                            self.hidden_name,
+                            txn.heads,
+                            txn.gone,
+                            self.now_micros(),
                         )
                     if txn.heads or txn.gone:
                         # Held from before the commit until the checkpoint is written, so its

@@ -1,6 +1,11 @@
-"""`verify`: run the database's own page check, walk every chain and signature, recheck
-payload hashes, replay every journal against its projection, replay the ledger against the
-tables outside the chains, and compare chain heads with the signed checkpoint (rollback).
+"""`verify`: run the database's own page check, walk every chain against its signed head
+(chain_walk.py), recheck payload hashes, replay every journal against its projection, replay
+the ledger against the tables outside the chains, and compare chain heads with the signed
+checkpoint (rollback).
+
+Every chain streams past once, its payloads joined to it (`STREAM` rows at a time): a
+journal's links, payloads and the fold's replay are checked in one pass, so memory stays
+flat however long a chain is — only the replayed notes themselves are held.
 
 Reports name the first bad entry of each chain; it never changes anything. Damage the
 database reports while reading (a malformed page, text that is not UTF-8) becomes a
@@ -22,8 +27,17 @@ from engram.model.errors import UnreadableData
 from engram.model.event_bodies import ConversationDeleted
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
-from engram.model.release import let_go
-from engram.store import chain, crypto, ledger, migrate, projection_memory, schema, store_time
+from engram.store import (
+    chain,
+    crypto,
+    ledger,
+    migrate,
+    projection_memory,
+    schema,
+    signed_heads,
+    store_time,
+)
+from engram.store.chain_walk import ChainWalk
 from engram.store.checkpoint_check import (
     Before,
     check_checkpoint,
@@ -31,13 +45,13 @@ from engram.store.checkpoint_check import (
     read_before,
 )
 from engram.store.conversation_log import readers_by_pseudonym
-from engram.store.conversation_log import row_header as log_row_header
+from engram.store.conversation_log import row_headers as log_row_headers
 from engram.store.data_keys import conversation_key_ref, person_key_ref
 from engram.store.dialect import storage_check
 from engram.store.erasure import row_header as erasure_row_header
 from engram.store.erasure import unexplained_pseudonyms
 from engram.store.journal import _event
-from engram.store.journal import row_header as journal_row_header
+from engram.store.journal import row_headers as journal_row_headers
 from engram.store.pseudonyms import pseudonym
 from engram.store.store import Store
 
@@ -93,78 +107,95 @@ def _verifier(store: Store) -> crypto.Verifier:
     return _VERIFIERS[key]
 
 
+# Rows fetched from the database at a time while a chain streams past (flat memory:
+# nothing reads a whole journal at once; PostgreSQL uses a server-side cursor).
+STREAM = 256
+
+
 @dataclass
-class _Link:
-    seq: int
-    prev: bytes
-    entry: bytes
-    signature: bytes
-    head: bytes
-    payload_hash: bytes | None
+class _Context:
+    """What every chain's walk is checked against: the signed heads (by keyed chain
+    name) and the lengths the checkpoint saw (whose hashes the rollback check compares)."""
+
+    signed: dict[str, signed_heads.SignedHead]
+    checkpoint: dict[str, int]
+
+    def walk(self, store: Store, chain_id: str) -> ChainWalk:
+        hidden = store.hidden_name(chain_id)
+        keep = (self.checkpoint[hidden],) if hidden in self.checkpoint else ()
+        return ChainWalk(store.info.id, chain_id, _verifier(store), self.signed.get(hidden), keep)
 
 
-def _link(r: Any, head: bytes) -> _Link:
-    """A chained row's link fields, with its header already rebuilt."""
-    return _Link(
+def _step(
+    walk: ChainWalk,
+    r: Any,
+    head: bytes | tuple[bytes, Callable[[], bytes] | None],
+    report: VerifyFindings,
+    payload_hash: bytes | None = None,
+) -> bool:
+    """Walk one streamed row (`payload_hash`: its declared one, for chains with payloads);
+    False (and the problem reported) when it breaks the chain."""
+    report.entries += 1
+    if report.on_entries is not None and report.entries % CHECK_EVERY == 0:
+        report.on_entries()
+    header, legacy = head if isinstance(head, tuple) else (head, None)
+    found = walk.step(
         r.seq,
         bytes(r.prev_hash),
         bytes(r.entry_hash),
         bytes(r.signature),
-        head,
-        bytes(r.payload_hash) if getattr(r, "payload_hash", None) is not None else None,
+        header,
+        payload_hash,
+        legacy,
     )
+    if found is not None:
+        report.problem(found)
+    return found is None
 
 
-def _walk(
-    store: Store, chain_id: str, links: Iterable[_Link], report: VerifyFindings
-) -> tuple[int, dict[int, bytes]] | None:
-    """Check one chain; returns (length, entry hash by seq) or None after a problem."""
-    verifier = _verifier(store)
-    expected_prev = chain.genesis(store.info.id, chain_id)
-    hashes: dict[int, bytes] = {}
-    expected_seq = 1
-    for link in links:
-        report.entries += 1
-        if report.on_entries is not None and report.entries % CHECK_EVERY == 0:
-            report.on_entries()
-        where = f"{chain_id}: entry {link.seq}"
-        if link.seq != expected_seq:
-            report.problem(f"{chain_id}: entry {expected_seq} is missing (next is {link.seq})")
-            return None
-        if link.prev != expected_prev:
-            report.problem(f"{where}: does not link to the entry before it")
-            return None
-        if chain.entry_hash(link.prev, link.head, link.payload_hash) != link.entry:
-            report.problem(f"{where}: its contents do not match its hash")
-            return None
-        if not verifier.ok(link.entry, link.signature):
-            report.problem(f"{where}: its signature does not match")
-            return None
-        hashes[link.seq] = link.entry
-        expected_prev = link.entry
-        expected_seq += 1
-    return expected_seq - 1, hashes
+def _finish(walk: ChainWalk, report: VerifyFindings) -> tuple[int, dict[int, bytes]]:
+    """The walked chain's length and kept hashes, its signed head checked. Its links held,
+    so a signed head that does not match it (a cut or added tail, a head row deleted) is
+    reported and the chain still goes on to the other checks and the checkpoint's, which
+    says whether an older copy was put back."""
+    found = walk.finish()
+    if found is not None:
+        report.problem(found)
+    return walk.length, walk.hashes
 
 
-def _payload_check(
-    chain_id: str,
-    declared: dict[int, bytes | None],
-    present: dict[int, bytes],
-    removed: set[int],
-    report: VerifyFindings,
-) -> bool:
-    for seq, sealed in present.items():
-        if seq not in declared:
-            report.problem(f"{chain_id}: a payload exists for missing entry {seq}")
+class _Payloads:
+    """The payload checks of one chain, made as its rows stream past: each present
+    payload against its declared hash, and each missing one against the records that
+    removed it (known only by the chain's end)."""
+
+    def __init__(self, chain_id: str) -> None:
+        self.chain_id = chain_id
+        self.problem: str | None = None
+        self.missing: list[int] = []
+        self.removed: set[int] = set()
+
+    def see(self, seq: int, declared: bytes | None, sealed: bytes | None) -> None:
+        if sealed is not None:
+            if chain.payload_hash(bytes(sealed)) != declared and self.problem is None:
+                self.problem = f"{self.chain_id}: entry {seq}: its payload was changed"
+        elif declared is not None:
+            self.missing.append(seq)
+
+    def finish(self, stray: int | None, report: VerifyFindings) -> bool:
+        if stray is not None:
+            report.problem(f"{self.chain_id}: a payload exists for missing entry {stray}")
             return False
-        if chain.payload_hash(sealed) != declared[seq]:
-            report.problem(f"{chain_id}: entry {seq}: its payload was changed")
+        if self.problem is not None:
+            report.problem(self.problem)
             return False
-    for seq, digest in declared.items():
-        if digest is not None and seq not in present and seq not in removed:
-            report.problem(f"{chain_id}: entry {seq}: its payload is missing without a record")
-            return False
-    return True
+        for seq in self.missing:
+            if seq not in self.removed:
+                report.problem(
+                    f"{self.chain_id}: entry {seq}: its payload is missing without a record"
+                )
+                return False
+        return True
 
 
 def _sorted_names(names: set[Any]) -> list[str]:
@@ -181,44 +212,55 @@ def _journal_names(conn: Connection) -> list[str]:
     )
 
 
-def _journal(store: Store, conn: Connection, person: str, report: VerifyFindings) -> Walked:
+def _journal(
+    store: Store, conn: Connection, person: str, report: VerifyFindings, ctx: _Context
+) -> Walked:
+    """One pass over a person's journal, streamed with its payloads: links, payloads and
+    the replay of the fold together; then the replay against the stored projection."""
     J, JP = schema.journal, schema.journal_payloads
     chain_id = chain.journal_chain(person)
-    rows = list(conn.execute(select(J).where(J.c.person == person).order_by(J.c.seq)).all())
-    links = (_link(r, journal_row_header(store, r)) for r in rows)
-    walked = _walk(store, chain_id, links, report)
-    if walked is None:
-        return None
-    events = [_event(r) for r in rows]  # each body parsed once
-    removed: set[int] = set()
-    for event in events:
+    walk = ctx.walk(store, chain_id)
+    payloads = _Payloads(chain_id)
+    memory = PersonMemory(PersonId(person))
+    fold_error: FoldError | None = None
+    query = (
+        select(J, JP.c.sealed)
+        .outerjoin(JP, (JP.c.person == J.c.person) & (JP.c.seq == J.c.seq))
+        .where(J.c.person == person)
+        .order_by(J.c.seq)
+        .execution_options(yield_per=STREAM)
+    )
+    for r in conn.execute(query):
+        declared = None if r.payload_hash is None else bytes(r.payload_hash)
+        if not _step(walk, r, journal_row_headers(store, r), report, declared):
+            return None
+        payloads.see(r.seq, declared, r.sealed)
+        event = _event(r)
         if isinstance(event.body, ConversationDeleted):
-            removed.update(event.body.shredded)
-    present = {
-        int(r.seq): bytes(r.sealed)
-        for r in conn.execute(select(JP.c.seq, JP.c.sealed).where(JP.c.person == person))
-    }
-    declared = {int(r.seq): r.payload_hash for r in rows}
-    if not _payload_check(chain_id, declared, present, removed, report):
+            payloads.removed.update(event.body.shredded)
+        if fold_error is None:
+            try:
+                apply_event(memory, event)
+            except FoldError as error:
+                fold_error = error
+    walked = _finish(walk, report)
+    stray = conn.execute(
+        select(JP.c.seq)
+        .where(
+            JP.c.person == person,
+            ~select(J.c.seq).where(J.c.person == JP.c.person, J.c.seq == JP.c.seq).exists(),
+        )
+        .order_by(JP.c.seq)
+        .limit(1)
+    ).scalar()
+    if not payloads.finish(None if stray is None else int(stray), report):
         return None
-    _replay(PersonId(person), events, conn, report)
-    let_go(rows, events, present, declared)  # not all at once as the function returns
-    return chain_id, walked[0], walked[1]
-
-
-def _replay(person: PersonId, events: list[Any], conn: Connection, report: VerifyFindings) -> None:
-    memory = PersonMemory(person)
-    try:
-        for number, event in enumerate(events, 1):
-            apply_event(memory, event)
-            if report.on_entries is not None and number % CHECK_EVERY == 0:
-                report.on_entries()  # Cancel is heard during a long replay too
-    except FoldError as error:
-        report.problem(f"journal:{person}: replay fails: {error}")
-        return
-    if not projection_memory.matches_replay(conn, person, memory):
+    if fold_error is not None:
+        report.problem(f"journal:{person}: replay fails: {fold_error}")
+    elif not projection_memory.matches_replay(conn, PersonId(person), memory):
         report.problem(f"journal:{person}: the stored notes differ from a replay of the journal")
     memory.let_go()
+    return chain_id, walked[0], walked[1]
 
 
 def _log_names(conn: Connection) -> list[str]:
@@ -229,7 +271,9 @@ def _log_names(conn: Connection) -> list[str]:
     )
 
 
-def _log(store: Store, conn: Connection, conversation: str, report: VerifyFindings) -> Walked:
+def _log(
+    store: Store, conn: Connection, conversation: str, report: VerifyFindings, ctx: _Context
+) -> Walked:
     L, LP, CV, CP = (
         schema.conversation_log,
         schema.log_payloads,
@@ -237,41 +281,57 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyFindin
         schema.conversation_participants,
     )
     chain_id = chain.log_chain(conversation)
-    rows = conn.execute(select(L).where(L.c.conversation == conversation).order_by(L.c.seq)).all()
-    links = (_link(r, log_row_header(store, r)) for r in rows)
-    walked = _walk(store, chain_id, links, report)
-    if walked is None:
-        return None
-    removed: set[int] = set()
-    for r in rows:
+    walk = ctx.walk(store, chain_id)
+    payloads = _Payloads(chain_id)
+    first: Any = None
+    excisions: list[Any] = []
+    query = (
+        select(L, LP.c.sealed)
+        .outerjoin(LP, (LP.c.conversation == L.c.conversation) & (LP.c.seq == L.c.seq))
+        .where(L.c.conversation == conversation)
+        .order_by(L.c.seq)
+        .execution_options(yield_per=STREAM)
+    )
+    for r in conn.execute(query):
+        declared = None if r.payload_hash is None else bytes(r.payload_hash)
+        if not _step(walk, r, log_row_headers(store, r), report, declared):
+            return None
+        if first is None:
+            first = (json.loads(r.body), int(r.at))
+        payloads.see(r.seq, declared, r.sealed)
         if r.entry == "excision":
-            removed.update(json.loads(r.body).get("excised", []))
-    present = {
-        int(r.seq): bytes(r.sealed)
-        for r in conn.execute(
-            select(LP.c.seq, LP.c.sealed).where(LP.c.conversation == conversation)
+            body = json.loads(r.body)
+            excisions.append(body)
+            payloads.removed.update(body.get("excised", []))
+    walked = _finish(walk, report)
+    stray = conn.execute(
+        select(LP.c.seq)
+        .where(
+            LP.c.conversation == conversation,
+            ~select(L.c.seq)
+            .where(L.c.conversation == LP.c.conversation, L.c.seq == LP.c.seq)
+            .exists(),
         )
-    }
-    declared = {int(r.seq): r.payload_hash for r in rows}
-    if not _payload_check(chain_id, declared, present, removed, report):
+        .order_by(LP.c.seq)
+        .limit(1)
+    ).scalar()
+    if not payloads.finish(None if stray is None else int(stray), report):
         return None
     row = conn.execute(select(CV).where(CV.c.id == conversation)).first()
     people = sorted(
         conn.execute(select(CP.c.person).where(CP.c.conversation == conversation)).scalars()
     )
-    created = json.loads(rows[0].body) if rows else {}
-    readers = readers_by_pseudonym(
-        store, created, (json.loads(r.body) for r in rows if r.entry == "excision")
-    )
+    created, first_at = first if first is not None else ({}, 0)
+    readers = readers_by_pseudonym(store, created, excisions)
     if (
         row is None
-        or not rows
+        or first is None
         or (
             readers != {pseudonym(store, p) for p in people}
             or created.get("surface") != row.surface
             or bool(created.get("incognito")) != bool(row.incognito)
             or created.get("agent") != row.agent
-            or int(row.created_at) != int(rows[0].at)
+            or int(row.created_at) != first_at
         )
     ):
         report.problem(f"{chain_id}: the conversation's readers or flags differ from its log")
@@ -279,21 +339,30 @@ def _log(store: Store, conn: Connection, conversation: str, report: VerifyFindin
     return chain_id, walked[0], walked[1]
 
 
-def _ledger(store: Store, conn: Connection, _name: str, report: VerifyFindings) -> Walked:
+def _ledger(
+    store: Store, conn: Connection, _name: str, report: VerifyFindings, ctx: _Context
+) -> Walked:
     """Walk the ledger, then compare every row of the tables it covers with its replay."""
     LG = schema.ledger
-    rows = conn.execute(select(LG).order_by(LG.c.seq)).all()
-    links = (_link(r, ledger.entry_header(r.seq, r.at, r.body)) for r in rows)
-    walked = _walk(store, ledger.CHAIN, links, report)
+    walk = ctx.walk(store, ledger.CHAIN)
+    broken = False
+    for r in conn.execute(select(LG).order_by(LG.c.seq).execution_options(yield_per=STREAM)):
+        if not _step(walk, r, ledger.entry_header(r.seq, r.at, r.body), report):
+            broken = True
+            break
+    walked = None if broken else _finish(walk, report)
     if walked is None:
         report.problem(
             "ledger: the tables outside the chains could not be checked, as the ledger is broken"
         )
         return None
     key = ledger.ledger_key(store.signer.seed)
-    for problem in ledger.differences(conn, key, (r.body for r in rows)):
+    bodies = conn.execute(
+        select(LG.c.body).order_by(LG.c.seq).execution_options(yield_per=STREAM)
+    ).scalars()
+    for problem in ledger.differences(conn, key, bodies):
         report.problem(problem)
-    return (ledger.CHAIN, walked[0], walked[1]) if rows else None
+    return (ledger.CHAIN, walked[0], walked[1]) if walked[0] else None
 
 
 def _orphans(conn: Connection, journals: set[str], logs: set[str], report: VerifyFindings) -> None:
@@ -329,15 +398,35 @@ def _revision(conn: Connection, report: VerifyFindings) -> None:
         )
 
 
-def _erasures(store: Store, conn: Connection, _name: str, report: VerifyFindings) -> Walked:
+def _erasures(
+    store: Store, conn: Connection, _name: str, report: VerifyFindings, ctx: _Context
+) -> Walked:
     E = schema.erasures
-    rows = conn.execute(select(E).order_by(E.c.seq)).all()
+    walk = ctx.walk(store, chain.ERASURE_CHAIN)
     # Erasure records have no payload column: the link carries none.
-    links = (_link(r, erasure_row_header(store, r)) for r in rows)
-    walked = _walk(store, chain.ERASURE_CHAIN, links, report)
-    if walked is None or not rows:
+    for r in conn.execute(select(E).order_by(E.c.seq).execution_options(yield_per=STREAM)):
+        if not _step(walk, r, erasure_row_header(store, r), report):
+            return None
+    walked = _finish(walk, report)
+    if not walked[0]:
         return None
     return chain.ERASURE_CHAIN, walked[0], walked[1]
+
+
+def _stray_heads(
+    store: Store, planned: Iterable[str], ctx: _Context, report: VerifyFindings
+) -> None:
+    """A signed head for a chain the store has no trace of (added outside Engram, or
+    left behind when its rows were deleted outside Engram)."""
+    known = {store.hidden_name(chain_id) for chain_id in planned}
+    stray = sorted(set(ctx.signed) - known)
+    if stray:
+        rows = "a signed head" if len(stray) == 1 else f"{len(stray)} signed heads"
+        report.problem(
+            f"chain_heads: {rows} for chains that hold no entries (keyed hash "
+            f"{stray[0][:16]}…); added outside Engram, or what remains of a chain deleted "
+            "outside Engram"
+        )
 
 
 def _keys(store: Store, conn: Connection, report: VerifyFindings) -> None:
@@ -414,6 +503,7 @@ def verify(
         journals = _names(_journal_names, conn, "journals", report)
         logs = _names(_log_names, conn, "conversation logs", report)
         listed = len(report.problems) == before
+        ctx = _context(conn, anchored, report)
         entries = _entry_count(conn) if progress or cancelled else 0
         report.on_entries = _within_chains(report, entries, progress, cancelled)
         plan = [
@@ -424,7 +514,7 @@ def verify(
         ]
         for done, (label, name, check) in enumerate(plan, start=1):
             try:
-                walked = check(store, conn, name, report)
+                walked = check(store, conn, name, report, ctx)
             except _Stopped:
                 walked, cancelled = None, lambda: True
             except UNREADABLE as error:
@@ -450,7 +540,10 @@ def verify(
             ("alembic_version", lambda: _revision(conn, report)),
             ("pseudonyms", lambda: _pseudonyms(conn, report)),
         ]
-        if not listed:  # rows of a chain that could not be listed are not strays
+        if listed:  # rows of a chain that could not be listed are not strays
+            planned = [label for label, _, _ in plan]
+            last_checks.append(("chain_heads", lambda: _stray_heads(store, planned, ctx, report)))
+        else:
             del last_checks[1]
         report.on_entries = None
         if progress and entries:
@@ -468,6 +561,17 @@ def verify(
     if against_checkpoint:
         _checkpoint(store, anchored, heads, report)
     return report
+
+
+def _context(conn: Connection, anchored: Before, report: VerifyFindings) -> _Context:
+    """The signed heads, and the lengths the checkpoint saw (none when it is unreadable)."""
+    try:
+        signed = signed_heads.read_all(conn)
+    except UNREADABLE as error:
+        report.problem(f"chain_heads: {_unreadable(error)}")
+        signed = {}
+    seen = anchored.checkpoint.chains if anchored.checkpoint is not None else {}
+    return _Context(signed, {hidden: length for hidden, (length, _) in seen.items()})
 
 
 def _entry_count(conn: Connection) -> int:
@@ -510,7 +614,7 @@ def _checkpoint(
     report: VerifyFindings,
 ) -> None:
     try:
-        problems = check_checkpoint(store, before, heads, report.warnings)
+        problems = check_checkpoint(store, before, heads, report.warnings, may_advance=report.ok)
     except UnreadableData as error:
         # The walk above has named the damaged chain (an erasure record that is not UTF-8,
         # say); the comparison needs those rows too, so it is a problem, not a stop.
