@@ -30,7 +30,7 @@ notices="$bundle/THIRD_PARTY_NOTICES.txt"
   || { echo "deb: the bundle in $bundle lacks LICENSE or THIRD_PARTY_NOTICES.txt" >&2; exit 1; }
 
 app_id="io.github.engram_inspector.Engram"
-version="$("$bundle/engram" --version)"  # "engram 0.1.0"
+version="$("$bundle/engram" --version)"  # "engram VERSION"
 version="${version#engram }"
 arch="$(dpkg --print-architecture)"
 maintainer="${ENGRAM_DEB_MAINTAINER:-Engram Inspector maintainers <engram-inspector@users.noreply.github.com>}"

@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QWidget
+from shiboken6 import isValid
 
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
@@ -141,7 +142,10 @@ class NotesController(PanelController):
         )
 
     def _focus_changed(self, _old: QWidget | None, _new: QWidget | None) -> None:
-        self._update_actions()
+        # While the window is torn down its widgets go before this panel does, and focus
+        # leaving them is announced meanwhile: nothing is left to update then.
+        if isValid(self.w.filters.time_travel) and isValid(self.w.tabs):
+            self._update_actions()
 
     def _update_actions(self) -> None:
         editable, past = self._editable(), self.hub.frozen
