@@ -129,3 +129,29 @@ def test_issue17_item8_a_closed_window_takes_its_idle_filter_with_it(qtbot: Any)
     seen.clear()
     QApplication.sendEvent(target, press)
     assert not seen, "a closed window's idle lock still filters every event"
+
+
+def test_issue17_item8_a_saved_report_reloads_the_log_not_the_notes(
+    qtbot: Any, inspector: Inspector, demo_path: Path, tmp_path: Path
+) -> None:
+    """Saving an access report adds one record to the audit log and changes nothing else:
+    the notes table is not loaded again (on 100,000 notes that reload held the window for
+    70 ms after every report), while the audit log shows the record."""
+    unlock(qtbot, inspector, demo_path)
+    window, controller = inspector.window, inspector.controller
+    window.tabs.setCurrentIndex(0)  # the notes in view, as the person had them
+    inspector.prompts.path = str(tmp_path / "maya-access-report.pdf")
+    with (
+        qtbot.assertNotEmitted(controller.notes_shown, wait=300),
+        qtbot.waitSignal(controller.recorded, timeout=SIGNAL_TIMEOUT * 3),
+    ):
+        window.report_action.trigger()
+    with qtbot.waitSignal(controller.audit_shown, timeout=SIGNAL_TIMEOUT):
+        window.tabs.setCurrentWidget(window.audit)
+    model = controller.audit_log.view.model
+    texts = [
+        str(model.index(row, column).data())
+        for row in range(model.rowCount())
+        for column in range(model.columnCount())
+    ]
+    assert any("access report" in text for text in texts)

@@ -44,6 +44,7 @@ class InspectorController(QObject):
     notes_shown: SignalInstance
     detail_shown: SignalInstance
     changed: SignalInstance
+    recorded: SignalInstance
     failed: SignalInstance
     preview_shown: SignalInstance
     audit_shown: SignalInstance
@@ -106,6 +107,7 @@ class InspectorController(QObject):
             ("notes_shown", self.notes.notes_shown),
             ("detail_shown", self.notes.detail_shown),
             ("changed", hub.changed),
+            ("recorded", hub.recorded),
             ("failed", hub.failed),
             ("preview_shown", self.audience.preview_shown),
             ("audit_shown", self.audit_log.audit_shown),

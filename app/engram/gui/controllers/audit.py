@@ -61,6 +61,7 @@ class AuditController(PanelController):
         self.w.reanchor_action.triggered.connect(self.reanchor)
         self.w.audit.reanchor_button.clicked.connect(self.reanchor)
         hub.changed.connect(self._integrity_unknown)
+        hub.recorded.connect(self._integrity_unknown)  # a record is a change to the store
         self._offer_reanchor(False)
 
     def _offer_reanchor(self, offered: bool) -> None:

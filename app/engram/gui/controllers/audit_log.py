@@ -63,6 +63,7 @@ class AuditLogController(PanelController):
     candidate_requested = Signal(str)
     turn_requested = Signal(str, str)
     csv_saved = Signal(str)
+    shows_records = True
 
     def __init__(self, hub: Hub) -> None:
         super().__init__(hub)
@@ -241,7 +242,7 @@ class AuditLogController(PanelController):
                 return
             message = f"Saved the audit log entries listed to {written} (not encrypted)."
             self.hub.status(message, 10_000)
-            self.hub.changed.emit(message)  # the audit log holds the export now
+            self.hub.recorded.emit(message)  # the audit log holds the export now
             self.csv_saved.emit(str(written))
 
         self.hub.run(

@@ -33,6 +33,10 @@ class Hub(QObject):
 
     session_changed = Signal()  # lock, unlock or another person: read `store` and `session`
     changed = Signal(str)  # an action changed the store; the text says what
+    # Only the audit log gained a record (an export, an access report, a review copy): the
+    # notes, people and conversations are as they were, so only what shows the log looks
+    # again — reloading a 100,000-note table for it held the window (issue 17 item 8).
+    recorded = Signal(str)
     reload_requested = Signal()  # nothing changed here, but look again (View > Refresh)
     failed = Signal(str)
     # Time travel on (True) or off, or another store (read-only or not) opened: the

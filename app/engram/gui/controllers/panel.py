@@ -13,6 +13,7 @@ class PanelController(QObject):
     """Subclasses fill in `clear` and `refresh`; `tab` is None for what is always in view."""
 
     tab: QWidget | None = None
+    shows_records = False  # True for a panel that shows the audit log (hears `recorded`)
 
     def __init__(self, hub: Hub) -> None:
         super().__init__(hub)
@@ -21,6 +22,8 @@ class PanelController(QObject):
         self.stale = False
         hub.session_changed.connect(self._session_changed)
         hub.changed.connect(self._store_changed)
+        if self.shows_records:
+            hub.recorded.connect(self._store_changed)
         hub.reload_requested.connect(lambda: self._store_changed(""))
         self.w.tabs.currentChanged.connect(lambda _i: self.refresh_if_shown())
 

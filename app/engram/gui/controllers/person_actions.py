@@ -88,7 +88,7 @@ class PersonActionsController(QObject):
                 return  # stopped by a lock or a change of person: nothing was written
             message = f"Exported {person}'s data to {written} (not encrypted)."
             self.hub.status(message, 10_000)
-            self.hub.changed.emit(message)  # the audit log holds the export now
+            self.hub.recorded.emit(message)  # the audit log holds the export now
             self.exported.emit(str(written))
             self.hub.prompts.inform(
                 "Export saved",
@@ -143,7 +143,7 @@ class PersonActionsController(QObject):
                 return  # stopped by a lock or a change of person: nothing was written
             message = f"Saved {person}'s access report to {written}."
             self.hub.status(message, 10_000)
-            self.hub.changed.emit(message)  # the audit log holds the report's record now
+            self.hub.recorded.emit(message)  # the audit log holds the report's record now
             self.report_saved.emit(str(written))
             self.hub.prompts.inform(
                 "Access report saved",

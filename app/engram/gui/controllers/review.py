@@ -81,7 +81,7 @@ class ReviewController(QObject):
             )
             message = f"Wrote a review copy of {person} to {written.path}."
             self.hub.status(message, 10_000)
-            self.hub.changed.emit(message)  # the audit log holds the copy now
+            self.hub.recorded.emit(message)  # the audit log holds the copy now
             self.exported.emit(str(written.path))
             self.hub.prompts.inform(
                 "Review copy saved",
