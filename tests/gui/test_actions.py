@@ -196,6 +196,10 @@ def test_verify_with_progress_sets_the_integrity_badge(
     assert got.args == [True]
     assert "verified" in inspector.window.integrity_label.text()
     assert inspector.window.audit.progress.value() == inspector.window.audit.progress.maximum()
+    # A change after it: the verdict no longer stands, and no full bar says it does.
+    inspector.controller.hub.changed.emit("a note was changed")
+    assert "not checked" in inspector.window.integrity_label.text()
+    assert inspector.window.audit.progress.value() < inspector.window.audit.progress.maximum()
 
 
 def test_export_writes_everything_kept(

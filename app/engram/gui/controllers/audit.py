@@ -77,6 +77,7 @@ class AuditController(PanelController):
         if self._verify_task is None:
             self.w.integrity_label.setText(NOT_CHECKED)
             self.w.audit.result.setText("Not checked since the last change.")
+            self.w.audit.progress.reset()  # a full bar would say a check stands
 
     def clear(self) -> None:
         if self.hub.store is None:  # locked: a verify in progress stops at its next check
