@@ -43,22 +43,27 @@ def journal_header(
     )
 
 
+def _stored_header(r: Any, actor: str | None) -> bytes:
+    """The chained header of a stored journal row, with `actor` as it is chained."""
+    return journal_header(
+        r.person,
+        r.seq,
+        r.at,
+        str(actor),
+        r.type,
+        r.cause_conversation,
+        r.cause_turn,
+        r.body,
+        r.key_ref,
+    )
+
+
 def row_header(store: Store, r: Any) -> bytes:
     """The chained header of a stored journal row (actor by pseudonym, or in clear for rows
     written before pseudonyms)."""
 
     def header(actor: str | None) -> bytes:
-        return journal_header(
-            r.person,
-            r.seq,
-            r.at,
-            str(actor),
-            r.type,
-            r.cause_conversation,
-            r.cause_turn,
-            r.body,
-            r.key_ref,
-        )
+        return _stored_header(r, actor)
 
     def matches(head: bytes) -> bool:
         payload = bytes(r.payload_hash) if r.payload_hash is not None else None
@@ -72,17 +77,7 @@ def row_headers(store: Store, r: Any) -> tuple[bytes, Callable[[], bytes] | None
     before pseudonyms (pseudonyms.headers_of_row)."""
 
     def header(actor: str | None) -> bytes:
-        return journal_header(
-            r.person,
-            r.seq,
-            r.at,
-            str(actor),
-            r.type,
-            r.cause_conversation,
-            r.cause_turn,
-            r.body,
-            r.key_ref,
-        )
+        return _stored_header(r, actor)
 
     return pseudonyms.headers_of_row(store, r.actor, header)
 
