@@ -42,6 +42,10 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...], int], ...] = (
     ("bench_export.py", (), 3600),
     ("eval_locomo.py", (), 900),
     ("bench_startup.py", (), 600),
+    ("bench_kdf.py", (), 300),
+    ("bench_erase.py", (), 1200),
+    ("bench_memory.py", (), 1800),
+    ("bench_inspector.py", ("--rounds", "2"), 2400),
 )
 
 
