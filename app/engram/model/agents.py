@@ -194,6 +194,35 @@ def auto_apply_sentence(config: AgentConfig) -> str:
     )
 
 
+def refuse_bad_combination(config: AgentConfig) -> AgentConfig:
+    """Settings that each pass on their own but together do nothing or contradict
+    themselves, refused when an agent is set (a file, the window's form): one sentence
+    naming the setting. Only when setting: a stored configuration is never re-judged."""
+    learning, tools = config.learning, config.tools
+    on = learning.mode is not LearningMode.OFF
+    if on and not learning.surfaces:
+        raise InvalidInput(
+            f"Learning is {learning.mode.value} but memory.learning.surfaces lists no "
+            "surface, so it would never learn; choose chat or channel, or turn learning off."
+        )
+    if on and not learning.kinds:
+        raise InvalidInput(
+            f"Learning is {learning.mode.value} but memory.learning.kinds lists no kind of "
+            "note, so it would never learn; choose a kind, or turn learning off."
+        )
+    if learning.auto_apply and learning.mode is not LearningMode.AUTOMATIC:
+        raise InvalidInput(
+            "memory.learning.autoApplyCategories names sensitive categories to apply "
+            "unreviewed, which only automatic learning does; choose automatic, or clear them."
+        )
+    if "remember" in tools.enabled and not tools.writable_kinds:
+        raise InvalidInput(
+            "memory.tools.remember is on but memory.tools.writableKinds lists no kind, so "
+            "it could keep nothing; choose a kind, or turn remember off."
+        )
+    return config
+
+
 def check_agent_name(name: str) -> str:
     """Agent names are short identifiers."""
     if not AGENT_NAME.fullmatch(name):
