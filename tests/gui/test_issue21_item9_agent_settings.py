@@ -115,7 +115,10 @@ def test_issue21_item9_P4_a_bad_combination_is_refused_in_the_clis_sentence(
     _space(qtbot, d.surfaces["chat"])
     _space(qtbot, d.surfaces["channel"])  # learning suggest, on no surface at all
     said = d.refusal.text()
-    assert said.startswith("Learning is suggest but memory.learning.surfaces lists no surface")
+    assert said == (
+        "Learning is suggest but has no surface to learn on, so it would never learn; choose "
+        "chat or channel, or turn learning off (memory.learning.surfaces)."
+    )
     assert not d.save_button.isEnabled() and d.save_button.toolTip() == said
     qtbot.mouseClick(d.save_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, inspector)

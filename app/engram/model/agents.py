@@ -202,23 +202,24 @@ def refuse_bad_combination(config: AgentConfig) -> AgentConfig:
     on = learning.mode is not LearningMode.OFF
     if on and not learning.surfaces:
         raise InvalidInput(
-            f"Learning is {learning.mode.value} but memory.learning.surfaces lists no "
-            "surface, so it would never learn; choose chat or channel, or turn learning off."
+            f"Learning is {learning.mode.value} but has no surface to learn on, so it would "
+            "never learn; choose chat or channel, or turn learning off "
+            "(memory.learning.surfaces)."
         )
     if on and not learning.kinds:
         raise InvalidInput(
-            f"Learning is {learning.mode.value} but memory.learning.kinds lists no kind of "
-            "note, so it would never learn; choose a kind, or turn learning off."
+            f"Learning is {learning.mode.value} but may learn no kind of note, so it would "
+            "never learn; choose a kind, or turn learning off (memory.learning.kinds)."
         )
     if learning.auto_apply and learning.mode is not LearningMode.AUTOMATIC:
         raise InvalidInput(
-            "memory.learning.autoApplyCategories names sensitive categories to apply "
-            "unreviewed, which only automatic learning does; choose automatic, or clear them."
+            "Only automatic learning applies sensitive facts unreviewed; choose automatic, "
+            "or clear the categories (memory.learning.autoApplyCategories)."
         )
     if "remember" in tools.enabled and not tools.writable_kinds:
         raise InvalidInput(
-            "memory.tools.remember is on but memory.tools.writableKinds lists no kind, so "
-            "it could keep nothing; choose a kind, or turn remember off."
+            "Remember is on but may write no kind of note, so it could keep nothing; choose "
+            "a kind, or turn remember off (memory.tools.writableKinds)."
         )
     return config
 
