@@ -111,7 +111,7 @@ def test_issue21_item9_P4_a_bad_combination_is_refused_in_the_clis_sentence(
     qtbot: Any, inspector: Inspector, demo_path: Path, cli: Any, tmp_path: Path
 ) -> None:
     unlock(qtbot, inspector, demo_path)
-    agents, d = _open(qtbot, inspector)
+    _agents, d = _open(qtbot, inspector)
     _space(qtbot, d.surfaces["chat"])
     _space(qtbot, d.surfaces["channel"])  # learning suggest, on no surface at all
     said = d.refusal.text()

@@ -114,7 +114,8 @@ class AgentSettingsDialog(QDialog):
         describe(
             self.new_name,
             "New agent's name",
-            "As the host names the agent when it starts a conversation: letters, digits and . _ : -",
+            "As the host names the agent when it starts a conversation: letters, digits "
+            "and . _ : -",
         )
         self.add_button = QPushButton("&Add")
         row.addWidget(self.new_name, 1)
