@@ -42,9 +42,11 @@ def _space(qtbot: Any, box: Any) -> None:
 def _save(qtbot: Any, inspector: Inspector, agents: AgentSettingsController) -> None:
     d = agents.dialog
     assert d is not None and d.save_button.isEnabled(), d.refusal.text()
-    with qtbot.waitSignal(agents.history_shown, timeout=SIGNAL_TIMEOUT):
-        with qtbot.waitSignal(agents.saved, timeout=SIGNAL_TIMEOUT):
-            qtbot.mouseClick(d.save_button, Qt.MouseButton.LeftButton)
+    with (
+        qtbot.waitSignal(agents.history_shown, timeout=SIGNAL_TIMEOUT),
+        qtbot.waitSignal(agents.saved, timeout=SIGNAL_TIMEOUT),
+    ):
+        qtbot.mouseClick(d.save_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, inspector)
 
 
