@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication
 from engram.control.session import PersonSession
 from engram.gui.candidates_panel import COLUMNS as CANDIDATE_COLUMNS
 from engram.gui.controllers.adding import AddingController
+from engram.gui.controllers.agents import AgentSettingsController
 from engram.gui.controllers.audience import AudienceController
 from engram.gui.controllers.audit import AuditController
 from engram.gui.controllers.audit_log import AuditLogController
@@ -98,6 +99,7 @@ class InspectorController(QObject):
         self.help = HelpController(hub)
         self.backup = BackupController(hub, self.store_lock)
         self.store_key = StoreKeyController(hub)
+        self.agent_settings = AgentSettingsController(hub)
         self._link_panels()
         self._choose_columns(settings)
         for name, signal in (

@@ -217,6 +217,7 @@ class MainWindow(QMainWindow):
         self.restore_action = self._action("Res&tore from backup…", None)
         self.export_review_action = self._action("Export review &copy…", None)
         self.import_review_action = self._action("&Import review…", None)
+        self.agent_settings_action = self._action("A&gent settings…", None)  # issue 21 item 9
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
         # Spelled out: the platform's Quit binding is empty on Windows and offscreen, and
         # Ctrl+Q must quit (locking first) from anywhere, every dialog included.
@@ -254,6 +255,8 @@ class MainWindow(QMainWindow):
                     None,
                     self.backup_action,
                     self.restore_action,
+                    None,
+                    self.agent_settings_action,
                     None,
                     self.change_passphrase_action,
                     self.forget_key_action,

@@ -194,6 +194,36 @@ def auto_apply_sentence(config: AgentConfig) -> str:
     )
 
 
+def refuse_bad_combination(config: AgentConfig) -> AgentConfig:
+    """Settings that each pass on their own but together do nothing or contradict
+    themselves, refused when an agent is set (a file, the window's form): one sentence
+    naming the setting. Only when setting: a stored configuration is never re-judged."""
+    learning, tools = config.learning, config.tools
+    on = learning.mode is not LearningMode.OFF
+    if on and not learning.surfaces:
+        raise InvalidInput(
+            f"Learning is {learning.mode.value} but has no surface to learn on, so it would "
+            "never learn; choose chat or channel, or turn learning off "
+            "(memory.learning.surfaces)."
+        )
+    if on and not learning.kinds:
+        raise InvalidInput(
+            f"Learning is {learning.mode.value} but may learn no kind of note, so it would "
+            "never learn; choose a kind, or turn learning off (memory.learning.kinds)."
+        )
+    if learning.auto_apply and learning.mode is not LearningMode.AUTOMATIC:
+        raise InvalidInput(
+            "Only automatic learning applies sensitive facts unreviewed; choose automatic, "
+            "or clear the categories (memory.learning.autoApplyCategories)."
+        )
+    if "remember" in tools.enabled and not tools.writable_kinds:
+        raise InvalidInput(
+            "Remember is on but may write no kind of note, so it could keep nothing; choose "
+            "a kind, or turn remember off (memory.tools.writableKinds)."
+        )
+    return config
+
+
 def check_agent_name(name: str) -> str:
     """Agent names are short identifiers."""
     if not AGENT_NAME.fullmatch(name):

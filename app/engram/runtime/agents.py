@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram.model.agents import AgentConfig, check_agent_name
+from engram.model.agents import AgentConfig, check_agent_name, refuse_bad_combination
 from engram.model.clock import from_micros
 from engram.model.errors import NotFound
 from engram.store import agent_configs
@@ -16,6 +16,12 @@ def set_agent(store: Store, name: str, data: Any, actor: str) -> AgentConfig:
     return _save(store, AgentConfig.from_json(name, data), actor)
 
 
+def set_agent_config(store: Store, config: AgentConfig, actor: str) -> AgentConfig:
+    """Check and save typed settings (the window's form): they pass through the same checks
+    as a file's (shape, P3, P4, combinations), so a form can set nothing a file could not."""
+    return set_agent(store, config.name, config.to_json(), actor)
+
+
 def set_agent_from_file(
     store: Store, name: str, text: str | bytes, actor: str, where: str
 ) -> AgentConfig:
@@ -25,6 +31,7 @@ def set_agent_from_file(
 
 
 def _save(store: Store, config: AgentConfig, actor: str) -> AgentConfig:
+    refuse_bad_combination(config)
     with store.write() as txn:
         agent_configs.put(store, txn.conn, config, store.now_micros(), actor)
     return config

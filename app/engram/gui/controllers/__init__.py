@@ -19,6 +19,8 @@
     audience.py        the audience simulator.
     audit.py           the audit log and the integrity check.
     person_actions.py  learn, export, the access report (PDF), erase.
+    agents.py          File › Agent settings…: each agent's learning and tools, saved as
+                       `engram agents set` saves them, with their history.
     undo.py            Note > Undo: the actor's own last edit, rescope or delete.
 
 Every change is one call into control/ or runtime/ through `Hub.act`, off the UI thread;
