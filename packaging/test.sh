@@ -8,15 +8,18 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/packaging/bootstrap.sh" --for test
 # ENGRAM_BUNDLE=1 also builds the PyInstaller bundle and smoke-tests it (a few minutes).
 if [ "${ENGRAM_BUNDLE:-0}" = 1 ]; then bash "$root/packaging/bootstrap.sh" --for bundle; fi
+# deb.sh's tools: patchelf (build paths out of Python's modules; the default run's .deb
+# layout test builds one from a small bundle) and lintian (the full .deb test).
+deb_tools="patchelf"
 if [ "${ENGRAM_DEB:-0}" = 1 ]; then
   bash "$root/packaging/bootstrap.sh" --for bundle
-  # deb.sh's tools: patchelf (build paths out of Python's modules) and lintian (the test).
-  for tool in lintian patchelf; do
-    if ! command -v "$tool" >/dev/null && [ "$(id -u)" = 0 ]; then
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$tool" >/dev/null
-    fi
-  done
+  deb_tools="lintian patchelf"
 fi
+for tool in $deb_tools; do
+  if ! command -v "$tool" >/dev/null && [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$tool" >/dev/null
+  fi
+done
 venv="${ENGRAM_VENV:-$root/.venv}"
 cd "$root"
 if [ "${ENGRAM_LOWEST:-0}" = 1 ]; then
