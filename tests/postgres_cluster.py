@@ -53,9 +53,11 @@ class Cluster:
     def _run(self, *command: str) -> None:
         subprocess.run([*self._as_user, *command], check=True, capture_output=True)
 
-    def start(self) -> None:
-        """Start the server and wait until it accepts connections."""
-        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+    def start(self, *, durable: bool = False) -> None:
+        """Start the server and wait until it accepts connections; unless `durable` (the
+        benchmarks, compared with SQLite's synchronous=FULL), without fsync."""
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
+        options += " -c fsync=on" if durable else " -c fsync=off"
         self._run(
             _bin("pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log"), "-w", "-o",
             options, "start",
@@ -104,11 +106,11 @@ class Cluster:
 
 
 @contextmanager
-def running_cluster() -> Iterator[Cluster]:
+def running_cluster(*, durable: bool = False) -> Iterator[Cluster]:
     """A started cluster, removed at the end."""
     cluster = Cluster()
     try:
-        cluster.start()
+        cluster.start(durable=durable)
         yield cluster
     finally:
         cluster.remove()

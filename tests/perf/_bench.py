@@ -14,14 +14,16 @@ import os
 import platform
 import random
 import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from engram.model.event_bodies import Deleted, NoteAdded, Restated, ScopeChanged, body_as
 from engram.model.events import Cause, EventType, NewEvent
@@ -213,6 +215,11 @@ def parser(description: str) -> argparse.ArgumentParser:
         "--profile", action="store_true", help="also run the measured operation under cProfile"
     )
     p.add_argument(
+        "--postgres",
+        action="store_true",
+        help="keep the measured stores in a throwaway PostgreSQL cluster (issue 19 item 8)",
+    )
+    p.add_argument(
         "--json",
         type=Path,
         default=None,
@@ -248,6 +255,9 @@ def finish(verdicts: Sequence[Verdict], args: argparse.Namespace, started: float
     print(f"\n   total runtime {time.perf_counter() - started:.1f} s")
     if getattr(args, "json", None) is not None:
         bench = Path(sys.argv[0]).stem
+        if getattr(args, "postgres", False):
+            bench += " (PostgreSQL)"
+            verdicts = [replace(v, name=f"PostgreSQL: {v.name}") for v in verdicts]
         rows = verdict_rows(verdicts, bench, bool(getattr(args, "quick", False)))
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
     if args.strict and not all(v.ok for v in verdicts if not v.informational):
@@ -271,14 +281,55 @@ def workdir(args: argparse.Namespace) -> Iterator[Path]:
 # ---- stores ---------------------------------------------------------------------------
 
 
-def new_store(path: Path) -> Store:
+class Backend:
+    """Where a benchmark's stores live: files in its scratch folder (SQLite, the default)
+    or, under --postgres, databases in a throwaway PostgreSQL cluster started for the run
+    on a loopback port (tests/postgres_cluster.py; packaging/bootstrap.sh installs the
+    server). Sizes, workloads and baselines stay the same."""
+
+    def __init__(self, folder: Path, cluster: Any = None) -> None:
+        self.folder = folder
+        self.cluster = cluster
+
+    @property
+    def postgres(self) -> bool:
+        return self.cluster is not None
+
+    @property
+    def name(self) -> str:
+        return "PostgreSQL" if self.postgres else f"SQLite {sqlite3.sqlite_version}"
+
+    def location(self, stem: str) -> str:
+        """A new, empty place for one store: a file, or a fresh database."""
+        if self.cluster is None:
+            return str(self.folder / f"{stem}.engram")
+        return str(self.cluster.create_database("bench_" + stem.replace("-", "_")))
+
+
+@contextmanager
+def backend(args: argparse.Namespace, folder: Path) -> Iterator[Backend]:
+    """The backend --postgres asks for; its cluster is removed afterwards."""
+    if not getattr(args, "postgres", False):
+        yield Backend(folder)
+        return
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from tests.postgres_cluster import running_cluster
+
+    with running_cluster(durable=True) as cluster:
+        print(f"   stores in PostgreSQL on 127.0.0.1:{cluster.port} (fsync on)", flush=True)
+        yield Backend(folder, cluster)
+
+
+def new_store(path: Path | str) -> Store:
     """A throwaway store: fast Argon2, passphrase only."""
     return Store.create(
         str(path), passphrase=PASSPHRASE, use_keyring=False, kdf=crypto.FAST_KDF_FOR_TESTS
     )
 
 
-def open_store(path: Path) -> Store:
+def open_store(path: Path | str) -> Store:
     """Open a throwaway store the way a reviewer would (passphrase)."""
     return Store.open(str(path), passphrase=PASSPHRASE)
 

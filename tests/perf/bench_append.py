@@ -17,7 +17,11 @@ the same shape:
 The append batch and every floor are timed in turn, round after round (interleaved), so a
 busy moment on the machine hits both. The verdict uses best-of (floors); medians are shown.
 
-Run: .venv/bin/python tests/perf/bench_append.py [--quick] [--repeat N] [--profile]
+Under --postgres (issue 19 item 8) the store and the scratch store are databases in a
+throwaway PostgreSQL cluster (fsync on), so the bare insert and its commit are
+PostgreSQL's; the primitives are the same.
+
+Run: .venv/bin/python tests/perf/bench_append.py [--quick] [--repeat N] [--profile] [--postgres]
 """
 
 from __future__ import annotations
@@ -25,15 +29,16 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from _bench import (
+    Backend,
     JournalMaker,
     Mix,
     Task,
     Timing,
     Verdict,
+    backend,
     finish,
     fmt_time,
     header,
@@ -161,13 +166,13 @@ def main() -> None:
     batch = 100 if args.quick else 1_000
     repeat = args.repeat or (5 if args.quick else 15)
     header(f"bench_append: journal.append, batches of {batch} note_added events", args)
-    with workdir(args) as folder:
-        run(folder, args, batch, repeat, started)
+    with workdir(args) as folder, backend(args, folder) as where:
+        run(where, args, batch, repeat, started)
 
 
-def run(folder: Path, args: argparse.Namespace, batch: int, repeat: int, started: float) -> None:
-    store = new_store(folder / "append.engram")
-    scratch = new_store(folder / "scratch.engram")
+def run(where: Backend, args: argparse.Namespace, batch: int, repeat: int, started: float) -> None:
+    store = new_store(where.location("append"))
+    scratch = new_store(where.location("scratch"))
     conversation = start_conversation(store, [PERSON]).id
     maker = JournalMaker(conversation, mix=Mix(added=1, restated=0, scope_changed=0, deleted=0))
 
@@ -263,7 +268,8 @@ def run(folder: Path, args: argparse.Namespace, batch: int, repeat: int, started
     floors["insert journal rows (executemany)"] = bare.parts["journal rows"]
     floors["insert payload rows (executemany)"] = bare.parts["payload rows"]
     floors["insert note_state rows (executemany)"] = bare.parts["note rows"]
-    floors["commit (WAL, synchronous=FULL)"] = bare.parts["commit"]
+    durable = "fsync on" if where.postgres else "WAL, synchronous=FULL"
+    floors[f"commit ({where.name}, {durable})"] = bare.parts["commit"]
 
     floor_best = sum(t.best for t in floors.values())
     floor_median = sum(t.median for t in floors.values())

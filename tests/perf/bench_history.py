@@ -37,7 +37,9 @@ Part 2 — person-wide search over 500,000 messages (--quick: 50,000). The messa
   size of the FTS5 database for comparison (it holds its own copy of the texts).
 
 Run: .venv/bin/python tests/perf/bench_history.py [--quick] [--repeat N] [--dir DIR]
-     [--profile] [--data PATH] [--part 1|2]
+     [--profile] [--data PATH] [--part 1|2] [--postgres]
+     (--postgres: part 1's store is a database in a throwaway PostgreSQL cluster, issue 19
+     item 8; part 2 does not go through the store)
 """
 
 from __future__ import annotations
@@ -61,8 +63,10 @@ from typing import TypeVar
 
 from _bench import (
     LOCOMO,
+    Backend,
     Timing,
     Verdict,
+    backend,
     finish,
     fmt_time,
     header,
@@ -171,11 +175,11 @@ def fts_find(db: sqlite3.Connection, query: str) -> list[tuple[int, str]]:
     ).fetchall()
 
 
-def conversation_store(folder: Path, texts: Sequence[str]) -> tuple[Store, ConversationId]:
+def conversation_store(where: Backend, texts: Sequence[str]) -> tuple[Store, ConversationId]:
     """A store with one conversation of len(texts) turns (user and assistant in turn);
-    under --dir an earlier build of the same size is reused."""
-    path = folder / f"history-{len(texts)}.engram"
-    if path.exists():
+    under --dir an earlier build of the same size is reused (SQLite only)."""
+    path = where.location(f"history-{len(texts)}")
+    if not where.postgres and Path(path).exists():
         store = open_store(path)
         conversation = conversations_of(store, ALICE)[0].id
         have = len(turns(store, conversation))
@@ -265,7 +269,7 @@ def interleave_queries(
 
 
 def part_conversation(
-    folder: Path,
+    where: Backend,
     args: argparse.Namespace,
     corpus: Sequence[str],
     queries: Sequence[str],
@@ -275,7 +279,7 @@ def part_conversation(
     index = MessageIndex(Message(f"t{i}", i, text) for i, text in enumerate(corpus))
     db = fts_conversation(corpus)
     rounds = args.repeat or 3
-    store, conversation = conversation_store(folder, corpus)
+    store, conversation = conversation_store(where, corpus)
     cold = measure(partial(cold_find, store, conversation, queries[0]), repeat=3)
     timed = interleave_queries(
         {
@@ -506,8 +510,8 @@ def main() -> None:
     )
     verdicts: list[Verdict] = []
     if args.part != "2":
-        with workdir(args) as folder:
-            verdicts += part_conversation(folder, args, cycled(texts, turns_n, rng), queries)
+        with workdir(args) as folder, backend(args, folder) as where:
+            verdicts += part_conversation(where, args, cycled(texts, turns_n, rng), queries)
     if args.part != "1":
         verdicts += part_person(args, cycled(texts, messages_n, rng), queries[:20])
     print_verdicts("bench_history", verdicts)

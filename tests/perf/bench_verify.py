@@ -17,7 +17,10 @@ Floor (same run), the sum of:
     applying them to dicts, no engine.
 Targets: verify() / floor <= 2 (median), and verify() >= 50,000 events/s (median).
 
-Run: .venv/bin/python tests/perf/bench_verify.py [--quick] [--repeat N] [--profile]
+Under --postgres (issue 19 item 8) the store is a database in a throwaway PostgreSQL
+cluster; the raw read uses psycopg, and PostgreSQL has no quick_check to add.
+
+Run: .venv/bin/python tests/perf/bench_verify.py [--quick] [--repeat N] [--profile] [--postgres]
 """
 
 from __future__ import annotations
@@ -27,15 +30,16 @@ import hashlib
 import json
 import sqlite3
 import time
-from pathlib import Path
 from typing import Any
 
 import nacl.signing
 from _bench import (
+    Backend,
     JournalMaker,
     Task,
     Verdict,
     append_events,
+    backend,
     finish,
     fmt_time,
     header,
@@ -67,8 +71,24 @@ def _framed_digest(*parts: bytes) -> bytes:
     return hashlib.blake2b(framed, digest_size=32).digest()
 
 
-def quick_check(path: Path) -> None:
-    """SQLite's own page check, as fast as SQLite makes it."""
+def _connect(where: str) -> Any:
+    """A plain DB-API connection to the store: sqlite3 on a file, psycopg on PostgreSQL
+    (placeholders differ: `?` and `%s`)."""
+    if where.startswith("postgresql"):
+        import psycopg
+
+        return psycopg.connect(where.replace("postgresql+psycopg", "postgresql"))
+    return sqlite3.connect(where)
+
+
+def _sql(where: str, query: str) -> str:
+    return query.replace("?", "%s") if where.startswith("postgresql") else query
+
+
+def quick_check(path: str) -> None:
+    """SQLite's own page check, as fast as SQLite makes it (PostgreSQL has none)."""
+    if path.startswith("postgresql"):
+        return
     connection = sqlite3.connect(path)
     try:
         if connection.execute("PRAGMA quick_check").fetchone()[0] != "ok":
@@ -78,18 +98,21 @@ def quick_check(path: Path) -> None:
 
 
 def raw_checks(
-    path: Path, store_id: str, verify_key: bytes, aliases: dict[str, str], hidden: str
+    path: str, store_id: str, verify_key: bytes, aliases: dict[str, str], hidden: str
 ) -> list[Row]:
-    """Every link and hash check of the journal and its payloads, with plain sqlite3, and
-    the one signature of its signed head. Headers name the actor by its pseudonym
-    (store/pseudonyms.py): `aliases` maps each actor."""
-    connection = sqlite3.connect(path)
+    """Every link and hash check of the journal and its payloads, with plain sqlite3 (or
+    psycopg), and the one signature of its signed head. Headers name the actor by its
+    pseudonym (store/pseudonyms.py): `aliases` maps each actor."""
+    connection = _connect(path)
     try:
         rows = connection.execute(
-            "SELECT j.person, j.seq, j.at, j.actor, j.type, j.cause_conversation, j.cause_turn,"
-            " j.body, j.key_ref, j.payload_hash, j.prev_hash, j.entry_hash, p.sealed"
-            " FROM journal j LEFT JOIN journal_payloads p ON p.person = j.person"
-            " AND p.seq = j.seq WHERE j.person = ? ORDER BY j.seq",
+            _sql(
+                path,
+                "SELECT j.person, j.seq, j.at, j.actor, j.type, j.cause_conversation,"
+                " j.cause_turn, j.body, j.key_ref, j.payload_hash, j.prev_hash, j.entry_hash,"
+                " p.sealed FROM journal j LEFT JOIN journal_payloads p"
+                " ON p.person = j.person AND p.seq = j.seq WHERE j.person = ? ORDER BY j.seq",
+            ),
             (PERSON,),
         ).fetchall()
         encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
@@ -105,7 +128,8 @@ def raw_checks(
             prev = entry
             expected += 1
         length, head_hash, at, signature = connection.execute(
-            "SELECT length, head, at, signature FROM chain_heads WHERE chain = ?", (hidden,)
+            _sql(path, "SELECT length, head, at, signature FROM chain_heads WHERE chain = ?"),
+            (hidden,),
         ).fetchone()
         if length != expected - 1 or head_hash != prev:
             raise AssertionError("the signed head differs")
@@ -154,12 +178,12 @@ def main() -> None:
     events = 5_000 if args.quick else 50_000
     repeat = args.repeat or (3 if args.quick else 5)
     header(f"bench_verify: verify a store with one journal of {events:,} events", args)
-    with workdir(args) as folder:
-        run(folder, args, events, repeat, started)
+    with workdir(args) as folder, backend(args, folder) as where:
+        run(where, args, events, repeat, started)
 
 
-def run(folder: Path, args: argparse.Namespace, events: int, repeat: int, started: float) -> None:
-    path = folder / "verify.engram"
+def run(where: Backend, args: argparse.Namespace, events: int, repeat: int, started: float) -> None:
+    path = where.location("verify")
     store = new_store(path)
     conversation = start_conversation(store, [PERSON]).id
     maker = JournalMaker(conversation)
@@ -214,7 +238,13 @@ def run(folder: Path, args: argparse.Namespace, events: int, repeat: int, starte
     base_median = quick.median + raw_time.median + folded.median
     print()
     out = [
-        ["floor: SQLite PRAGMA quick_check", fmt_time(quick.best), fmt_time(quick.median)],
+        [
+            "floor: PostgreSQL has no quick_check (0)"
+            if where.postgres
+            else "floor: SQLite PRAGMA quick_check",
+            fmt_time(quick.best),
+            fmt_time(quick.median),
+        ],
         [
             "floor: raw read + BLAKE2b of every entry and payload, 1 signed head",
             fmt_time(raw_time.best),

@@ -46,6 +46,10 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...], int], ...] = (
     ("bench_erase.py", (), 1200),
     ("bench_memory.py", (), 1800),
     ("bench_inspector.py", ("--rounds", "2"), 2400),
+    # The same append, verify and find rows with the store in PostgreSQL (issue 19 item 8)
+    ("bench_append.py", ("--postgres",), 900),
+    ("bench_verify.py", ("--postgres",), 1200),
+    ("bench_history.py", ("--part", "1", "--postgres"), 1800),
 )
 
 
@@ -73,7 +77,7 @@ def run_one(script: str, extra: tuple[str, ...], limit: int, quick: bool) -> lis
             rows.append(
                 {
                     "name": f"{script} ran to the end",
-                    "bench": Path(script).stem,
+                    "bench": Path(script).stem + (" (PostgreSQL)" if "--postgres" in extra else ""),
                     "ratio": None,
                     "target": None,
                     "pass": False,
@@ -121,14 +125,19 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--quick", action="store_true", help="a smoke run (sizes / 10)")
-    options.add_argument("--only", default="", help="comma-separated script names to run")
+    options.add_argument(
+        "--only",
+        default="",
+        help="comma-separated script names to run ('postgres': the PostgreSQL rows)",
+    )
     options.add_argument("--out", type=Path, default=None, help="where to write the rows")
     args = options.parse_args()
     chosen = {name.strip() for name in args.only.split(",") if name.strip()}
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     for script, extra, limit in BENCHMARKS:
-        if chosen and script not in chosen and Path(script).stem not in chosen:
+        named = script in chosen or Path(script).stem in chosen
+        if chosen and not named and not ("postgres" in chosen and "--postgres" in extra):
             continue
         rows += run_one(script, extra, limit // (5 if args.quick else 1), args.quick)
     print("\n== Every benchmark: result\n")
@@ -143,6 +152,10 @@ def main() -> int:
         "python": platform.python_version(),
     }
     document = [{**row, **run} for row in rows]
+    if chosen and out.exists():  # a partial run replaces its own benchmarks' rows only
+        ran = {row["bench"] for row in rows}
+        kept = [row for row in json.loads(out.read_text()) if row.get("bench") not in ran]
+        document = kept + document
     out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     print(f"   written to {out}")
     return 1 if missed else 0
