@@ -47,6 +47,28 @@ def test_issue15_item2_any_fragment_of_31_bytes_is_found_wherever_it_lies(
     assert result["scanned"] == ["s.engram"] and "separate process" in result["method"]
 
 
+def _child_finds(path: Path, needles: list[bytes]) -> int:
+    request = json.dumps({"files": [str(path)]}).encode() + b"\n"
+    framed = b"".join(len(n).to_bytes(4, "big") + n for n in needles)
+    answers = io.StringIO()
+    assert file_scan.child_main(io.BytesIO(request + framed), answers) == 0
+    return int(json.loads(answers.getvalue().splitlines()[-1])["result"]["found"])
+
+
+def test_issue19_the_word_filter_misses_no_fragment_at_any_alignment(tmp_path: Path) -> None:
+    # The scan first rules chunks out by the file's aligned 64-bit words (issue 19: erase
+    # speed); a 31-byte fragment must still be found at every offset in the file and in
+    # the ciphertext, in a file whose size is not a multiple of 8, and a shorter one never.
+    needle = secrets.token_bytes(160)
+    for start in range(8):
+        for at in range(8):
+            fragment = needle[start + 40 : start + 40 + SMALLEST_FOUND]
+            path = _file_with(tmp_path, fragment, 1003 + at, 4099)
+            assert _child_finds(path, [needle]) == 1, (start, at)
+    short = needle[40 : 40 + SMALLEST_FOUND - 8]
+    assert _child_finds(_file_with(tmp_path, short, 1000, 4099), [needle]) == 0
+
+
 def test_issue15_item2_side_files_are_scanned_and_clean_files_report_nothing(
     tmp_path: Path,
 ) -> None:
