@@ -1,6 +1,8 @@
 """Issue 12 items 1 and 2: desktop integration files validate, and (with ENGRAM_BUNDLE=1)
 the PyInstaller bundle builds and passes its smoke test. Issue 20 item 5: a wheel installed
-with `pip install --target` or a prefix finds its resources as package data.
+with `pip install --target` or a prefix finds its resources as package data, and from
+those, as from the editable install, the inspector unlocks a store (the .deb's own test is
+tests/integration/test_deb.py, the bundle's the one below).
 """
 
 from __future__ import annotations
@@ -201,6 +203,75 @@ def test_issue20_item5_an_installed_wheel_finds_its_resources(wheel: Path, tmp_p
     assert json.loads(lines[3]) == list(ICON_SIZES)
     assert lines[4] == "health"
     assert not (prefix / "share").exists()
+
+
+def _launcher(tmp_path: Path, path: list[str]) -> Path:
+    """An `engram` command for a package on `path` alone (no site: nothing of this
+    environment's own engram, the editable checkout, can be picked up instead)."""
+    launcher = tmp_path / "bin" / "engram"
+    launcher.parent.mkdir()
+    launcher.write_text(
+        "#!/bin/sh\n"
+        f"PYTHONPATH='{os.pathsep.join(path)}' exec '{sys.executable}' -S -m engram \"$@\"\n"
+    )
+    launcher.chmod(0o755)
+    return launcher
+
+
+def _unlocks_the_demo(engram: Path, tmp_path: Path) -> None:
+    """The smoke test up to the window: --version, `demo`, and `desk` offscreen until it
+    says it unlocked the store (packaging/smoke_bundle.sh, a positive signal)."""
+    env = {**os.environ, "ENGRAM_SMOKE_UNTIL": "desk", "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        ["bash", str(ROOT / "packaging" / "smoke_bundle.sh"), str(engram)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "ok  desk: the inspector unlocked the store offscreen" in done.stdout
+
+
+def test_issue20_item5_the_inspector_unlocks_a_store_from_pip_install_target(
+    wheel: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "target"
+    subprocess.run(
+        [*PIP, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    _unlocks_the_demo(_launcher(tmp_path, [str(target), sysconfig.get_path("purelib")]), tmp_path)
+
+
+def test_issue20_item5_the_inspector_unlocks_a_store_from_an_installed_wheel(
+    wheel: Path, tmp_path: Path
+) -> None:
+    prefix = tmp_path / "prefix"
+    subprocess.run(
+        [*PIP, "install", "--no-deps", "--no-index", "--ignore-installed"]
+        + ["--prefix", str(prefix), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    (site,) = prefix.glob("lib/python3*/site-packages")
+    _unlocks_the_demo(_launcher(tmp_path, [str(site), sysconfig.get_path("purelib")]), tmp_path)
+
+
+def test_issue20_item5_the_inspector_unlocks_a_store_from_the_editable_install(
+    tmp_path: Path,
+) -> None:
+    """packaging/bootstrap.sh installs the checkout editable (`pip install -e`): its
+    console script runs this tree's code."""
+    purelib = Path(sysconfig.get_path("purelib"))
+    (record,) = purelib.glob("engram_inspector-*.dist-info/direct_url.json")
+    direct = json.loads(record.read_text())
+    assert direct["dir_info"].get("editable") is True, direct
+    import engram
+
+    assert Path(engram.__file__).is_relative_to(ROOT / "app")
+    _unlocks_the_demo(Path(sys.executable).parent / "engram", tmp_path)
 
 
 @pytest.mark.skipif(
