@@ -69,6 +69,20 @@ def test_issue19_the_word_filter_misses_no_fragment_at_any_alignment(tmp_path: P
     assert _child_finds(_file_with(tmp_path, short, 1000, 4099), [needle]) == 0
 
 
+def test_issue19_a_ciphertext_longer_than_a_pass_is_found_across_its_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A needle with more windows than a pass holds is cut into pieces that overlap: a
+    # fragment across a cut is still found, and the pieces cover every window once.
+    monkeypatch.setattr(file_scan, "WINDOWS_PER_PASS", 100)
+    needle = secrets.token_bytes(1000)
+    groups = list(file_scan._groups([needle]))
+    assert len(groups) == 10 and sum(len(t) for t in file_scan._passes([needle])) == 977
+    for start in (85, 90, 95, 100, 970 - SMALLEST_FOUND):
+        path = _file_with(tmp_path, needle[start : start + SMALLEST_FOUND], 2003, 6000)
+        assert _child_finds(path, [secrets.token_bytes(50), needle]) == 1, start
+
+
 def test_issue15_item2_side_files_are_scanned_and_clean_files_report_nothing(
     tmp_path: Path,
 ) -> None:

@@ -96,9 +96,9 @@ def scan(path: Path, needles: Iterable[bytes], progress: Progress | None = None)
         raise ScanFailed(f"the file scan could not start ({error.strerror})") from None
     assert child.stdin is not None and child.stdout is not None
     try:
-        child.stdin.write(request)
-        for needle in wanted:
-            child.stdin.write(_LENGTH.pack(len(needle)) + needle)
+        child.stdin.write(
+            request + b"".join(_LENGTH.pack(len(needle)) + needle for needle in wanted)
+        )
         child.stdin.close()
     except BrokenPipeError:
         pass  # the child died early; its exit status says so below
@@ -139,17 +139,54 @@ def _read_needles(stream: IO[bytes]) -> list[bytes]:
     return needles
 
 
-def _passes(needles: list[bytes]) -> Iterator[dict[bytes, int]]:
-    """Window -> needle index, WINDOWS_PER_PASS windows at a time."""
-    table: dict[bytes, int] = {}
+Piece = tuple[int, bytes]  # a needle's index, and the needle or a piece of it
+
+
+def _groups(needles: list[bytes]) -> Iterator[list[Piece]]:
+    """The needles in groups of at most WINDOWS_PER_PASS windows (a long one in pieces
+    that overlap by WINDOW - 1 bytes, so no window is lost)."""
+    group: list[Piece] = []
+    size = 0
     for index, needle in enumerate(needles):
-        for start in range(len(needle) - WINDOW + 1):
-            table[needle[start : start + WINDOW]] = index
-            if len(table) >= WINDOWS_PER_PASS:
-                yield table
-                table = {}
-    if table:
-        yield table
+        windows = len(needle) - WINDOW + 1
+        start = 0
+        while start < windows:
+            take = min(windows - start, WINDOWS_PER_PASS - size)
+            group.append((index, needle[start : start + take + WINDOW - 1]))
+            size += take
+            start += take
+            if size >= WINDOWS_PER_PASS:
+                yield group
+                group, size = [], 0
+    if group:
+        yield group
+
+
+def _table(group: list[Piece]) -> dict[bytes, int]:
+    """Window -> needle index, for every window of the group."""
+    table: dict[bytes, int] = {}
+    for index, piece in group:
+        for start in range(len(piece) - WINDOW + 1):
+            table[piece[start : start + WINDOW]] = index
+    return table
+
+
+def _passes(needles: list[bytes]) -> Iterator[dict[bytes, int]]:
+    """The lookup table of each group (what a pass looks for)."""
+    for group in _groups(needles):
+        yield _table(group)
+
+
+def _words(group: list[Piece]) -> set[int]:
+    """Every 8-byte word of the group's pieces at every offset, as the machine's 64-bit
+    words (read in C, eight casts a piece): each window's first word is among them."""
+    words: set[int] = set()
+    for _, piece in group:
+        view = memoryview(piece)
+        for offset in range(STRIDE):
+            end = offset + (len(piece) - offset) // STRIDE * STRIDE
+            words.update(view[offset:end].cast("Q"))
+    return words
 
 
 _SLICES = [slice(i, i + WINDOW) for i in range(0, CHUNK + 32 - WINDOW + 1, STRIDE)]
@@ -166,20 +203,19 @@ def _chunks(path: Path) -> Iterator[bytes]:
             carry = chunk[-32:] if len(chunk) >= 32 else b""
 
 
-def _first_words(table: dict[bytes, int]) -> set[int]:
-    """The first 8 bytes of every window in `table`, as the machine's 64-bit words."""
-    return {int.from_bytes(window[:STRIDE], sys.byteorder) for window in table}
-
-
-def _found_in(path: Path, table: dict[bytes, int], hits: set[int]) -> None:
-    firsts = _first_words(table)
+def _found_in(
+    path: Path, group: list[Piece], words: set[int], table: dict[bytes, int], hits: set[int]
+) -> None:
     for chunk in _chunks(path):
-        # A file window that is in `table` starts with one of its first words, at a
-        # multiple of STRIDE: the file's aligned 64-bit words, read in C without a slice
-        # each, rule out nearly every chunk (random words never meet by chance).
+        # A file window that is a needle's starts, at a multiple of STRIDE (8: one 64-bit
+        # word), with one of the needles' words: the file's aligned words, read in C
+        # without a slice each, rule out nearly every chunk (random words never meet by
+        # chance), and the exact table is built only for a chunk they do not.
         aligned = memoryview(chunk)[: len(chunk) - len(chunk) % STRIDE].cast("Q")
-        if firsts.isdisjoint(aligned):
+        if words.isdisjoint(aligned):
             continue  # the usual case
+        if not table:
+            table.update(_table(group))
         windows = _SLICES[: max(0, (len(chunk) - WINDOW) // STRIDE + 1)]
         for window in windows:
             index = table.get(chunk[window])
@@ -195,18 +231,20 @@ def child_main(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) ->
     needles = _read_needles(source)
     files = [Path(f) for f in request["files"]]
     hits: set[int] = set()
-    tables = list(_passes(needles))
-    total = max(1, len(tables) * len(files))
+    groups = list(_groups(needles))
+    total = max(1, len(groups) * len(files))
     done = 0
 
     def report(message: dict[str, Any]) -> None:
         sink.write(json.dumps(message) + "\n")
         sink.flush()
 
-    for table in tables:
+    for group in groups:
+        words = _words(group)
+        table: dict[bytes, int] = {}  # built when a chunk holds one of the words
         for path in files:
             if path.exists():
-                _found_in(path, table, hits)
+                _found_in(path, group, words, table, hits)
             done += 1
             report({"done": done, "total": total})
     report({"result": {"found": len(hits)}})
