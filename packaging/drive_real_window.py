@@ -63,8 +63,17 @@ class Desk:
         log = (self.work / "desk.log").open("wb")
         self.procs.append(
             subprocess.Popen(
-                [ENGRAM, "--store", str(self.store), "--actor", "staff:drive", "desk",
-                 str(self.store), "--person", "maya"],
+                [
+                    ENGRAM,
+                    "--store",
+                    str(self.store),
+                    "--actor",
+                    "staff:drive",
+                    "desk",
+                    str(self.store),
+                    "--person",
+                    "maya",
+                ],
                 env={k: v for k, v in self.env.items() if k != "ENGRAM_DEMO_PASSPHRASE"},
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -82,9 +91,18 @@ class Desk:
 
     def cli(self, *args: str) -> str:
         return subprocess.run(
-            [ENGRAM, "--store", str(self.store), "--passphrase-env", "ENGRAM_DEMO_PASSPHRASE",
-             *args],
-            env=self.env, check=True, capture_output=True, text=True,
+            [
+                ENGRAM,
+                "--store",
+                str(self.store),
+                "--passphrase-env",
+                "ENGRAM_DEMO_PASSPHRASE",
+                *args,
+            ],
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
 
     def xdo(self, *args: str) -> str:
@@ -114,7 +132,8 @@ class Desk:
         self.shots += 1
         subprocess.run(
             ["import", "-window", "root", str(self.out / f"{self.shots:02d}-{name}.png")],
-            env=self.env, check=False,
+            env=self.env,
+            check=False,
         )
 
     def wait_for(self, ok: Callable[[], bool], what: str, timeout: float = 30.0) -> bool:
@@ -137,8 +156,10 @@ def main() -> int:
     args = parser.parse_args()
     missing = [t for t in ("Xvfb", "openbox", "xdotool", "import") if shutil.which(t) is None]
     if missing:
-        print(f"missing: {', '.join(missing)}; sudo apt-get install -y xvfb openbox xdotool "
-              "imagemagick")
+        print(
+            f"missing: {', '.join(missing)}; sudo apt-get install -y xvfb openbox xdotool "
+            "imagemagick"
+        )
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     results: list[tuple[str, bool, str]] = []
@@ -155,8 +176,9 @@ def main() -> int:
         finally:
             desk.stop()
     failed = [name for name, ok, _ in results if not ok]
-    print(f"\n{len(results) - len(failed)} of {len(results)} checks passed; screenshots in "
-          f"{args.out}")
+    print(
+        f"\n{len(results) - len(failed)} of {len(results)} checks passed; screenshots in {args.out}"
+    )
     return 1 if failed else 0
 
 
@@ -177,8 +199,11 @@ def _drive(desk: Desk, check: Callable[[str, bool, str], None]) -> None:
     desk.wait_for(lambda: desk.active_title().startswith("sam"), "sam")
     time.sleep(1.5)
     desk.shot("down-down")
-    check("Down twice shows the last person chosen", desk.active_title().startswith("sam"),
-          desk.active_title())
+    check(
+        "Down twice shows the last person chosen",
+        desk.active_title().startswith("sam"),
+        desk.active_title(),
+    )
 
     # 17.2 and 17.6: to maya's notes; Down then Delete back to back never deletes the row
     # left; the dialog names the note; Tab to "Delete note" and Return deletes that note.
@@ -207,18 +232,23 @@ def _drive(desk: Desk, check: Callable[[str, bool, str], None]) -> None:
     desk.shot("deleted")
     after = {n["id"]: n for n in desk.notes()}
     closed = [n for i, n in after.items() if before[i].get("valid_to") != n.get("valid_to")]
-    check("Tab to Delete then Return deletes exactly one note, the one named",
-          dialog == "Delete note" and len(closed) == 1,
-          f"dialog {dialog!r}, closed {[n.get('text') for n in closed]}")
+    check(
+        "Tab to Delete then Return deletes exactly one note, the one named",
+        dialog == "Delete note" and len(closed) == 1,
+        f"dialog {dialog!r}, closed {[n.get('text') for n in closed]}",
+    )
 
     # 17.4: Ctrl+Z reopens the same note (same id, nothing new).
     desk.keys("ctrl+z")
     time.sleep(2.5)
     desk.shot("undone")
     undone = {n["id"]: n for n in desk.notes()}
-    check("Undo reopens the same note", set(undone) == set(before)
-          and all(undone[i].get("valid_to") == before[i].get("valid_to") for i in before),
-          f"{len(undone)} notes, {len(before)} before")
+    check(
+        "Undo reopens the same note",
+        set(undone) == set(before)
+        and all(undone[i].get("valid_to") == before[i].get("valid_to") for i in before),
+        f"{len(undone)} notes, {len(before)} before",
+    )
 
     # 17.3: time travel (Ctrl+T) turns every store-changing action off: Delete does
     # nothing, and the window says why in the status bar. Ctrl+T again returns to now.
@@ -253,14 +283,25 @@ def _drive(desk: Desk, check: Callable[[str, bool, str], None]) -> None:
     desk.keys("Return")
     time.sleep(1)
     verdict = subprocess.run(
-        [ENGRAM, "--store", str(desk.store), "--passphrase-env", "ENGRAM_DEMO_PASSPHRASE",
-         "verify-report", str(report)],
-        env=desk.env, capture_output=True, text=True,
+        [
+            ENGRAM,
+            "--store",
+            str(desk.store),
+            "--passphrase-env",
+            "ENGRAM_DEMO_PASSPHRASE",
+            "verify-report",
+            str(report),
+        ],
+        env=desk.env,
+        capture_output=True,
+        text=True,
     )
-    check("the access report is saved and verifies against this store",
-          saved and verdict.returncode == 0,
-          f"saved: {saved}; verify-report exit {verdict.returncode}: "
-          f"{(verdict.stdout or verdict.stderr).strip()}")
+    check(
+        "the access report is saved and verifies against this store",
+        saved and verdict.returncode == 0,
+        f"saved: {saved}; verify-report exit {verdict.returncode}: "
+        f"{(verdict.stdout or verdict.stderr).strip()}",
+    )
 
     # 17.5: erase sam, open the report's real Save… file dialog, Ctrl+L there: every dialog
     # closes and the window locks.
@@ -283,9 +324,11 @@ def _drive(desk: Desk, check: Callable[[str, bool, str], None]) -> None:
     desk.shot("locked")
     titles = desk.titles()
     left = {"Save report", "sam was erased", "Erase person"} & set(titles)
-    check("Ctrl+L in the real Save dialog closes every dialog and locks",
-          had_save and not left and desk.active_title() == "Engram Inspector",
-          f"save dialog seen: {had_save}; windows after: {titles}")
+    check(
+        "Ctrl+L in the real Save dialog closes every dialog and locks",
+        had_save and not left and desk.active_title() == "Engram Inspector",
+        f"save dialog seen: {had_save}; windows after: {titles}",
+    )
     persons = desk.cli("persons")
     check("the erasure held", "sam" not in persons.split(), persons.strip().replace("\n", "; "))
 

@@ -42,6 +42,7 @@ from engram.control import access_report_file, erase, turn_block
 from engram.control.demo import build_demo
 from engram.control.session import PersonSession
 from engram.gui import theme
+from engram.gui.agent_settings_dialog import AGENT_ROLE
 from engram.gui.app import build
 from engram.gui.controller import InspectorController
 from engram.gui.conversations_panel import CONVERSATION_ROLE
@@ -310,6 +311,23 @@ def agent_saw(shots: Shots, dark: str) -> None:
     show_dialog(shots, TurnSightDialog(sight, window), f"what-the-agent-saw{dark}.png", 300)
 
 
+def agent_settings(shots: Shots, dark: str) -> None:
+    """Edit › Agent settings… on the demo's coach (issue 21 item 9): its learning mode,
+    surfaces, kinds and tools, what each lets it do, and its history."""
+    controller = shots.controller
+    shots.window.agent_settings_action.trigger()
+    shots.settle(600)
+    dialog = controller.agent_settings.dialog
+    assert dialog is not None
+    for row in range(dialog.agents.count()):
+        if dialog.agents.item(row).data(AGENT_ROLE) == "coach":
+            dialog.agents.setCurrentRow(row)
+    shots.settle(600)
+    shots.shoot(dialog, f"agent-settings{dark}.png")
+    controller.agent_settings.close()
+    shots.settle(100)
+
+
 def answered_turn(store: Store, first_words: str) -> tuple[str, str]:
     """The demo conversation that starts with `first_words`, and its assistant turn."""
     for info in conversations_of(store, MAYA):
@@ -475,6 +493,7 @@ def rounds(
             open_maya(shots, store)
             if once:  # before the undo scene changes the store
                 agent_saw(shots, shade)
+                agent_settings(shots, shade)
                 erasure_dialogs(shots, shade, summary)
             scenes: list[Callable[[Shots, str], None]] = [
                 main_view,
