@@ -303,6 +303,37 @@ def _drive(desk: Desk, check: Callable[[str, bool, str], None]) -> None:
         f"{(verdict.stdout or verdict.stderr).strip()}",
     )
 
+    # 21.9: File › Agent settings… by its keys; the demo's coach is shown; Alt+M to its
+    # learning mode, Up from Suggest to Off, Alt+S saves through the signed ledger: the CLI
+    # reads the new mode back, and the history names this window's actor. After the
+    # report's file dialog on purpose: that dialog read the store's file to tell its type,
+    # which dropped the window's locks, and the CLI's `verify-report` then deleted the WAL
+    # the window went on writing through, so this save was lost (store/lock_guard.py).
+    desk.keys("alt+f")
+    time.sleep(0.8)
+    desk.keys("g")
+    desk.wait_for(lambda: desk.active_title() == "Agent settings", "the agent settings")
+    time.sleep(2)
+    desk.shot("agent-settings")
+    desk.keys("alt+m")
+    time.sleep(0.5)
+    desk.keys("Up")
+    time.sleep(0.8)
+    desk.keys("alt+s")
+    time.sleep(2.5)
+    desk.shot("agent-settings-saved")
+    shown = json.loads(desk.cli("agents", "show", "coach", "--json"))
+    history = json.loads(desk.cli("agents", "history", "coach", "--json"))
+    mode = shown.get("memory", {}).get("learning", {}).get("mode")
+    check(
+        "Agent settings: the mode chosen by keys is saved, seen by another process, and "
+        "the history says who",
+        mode == "off" and history[-1].get("by") == "staff:drive",
+        f"mode {mode!r}; last change by {history[-1].get('by')!r}",
+    )
+    desk.keys("Escape")
+    time.sleep(1)
+
     # 17.5: erase sam, open the report's real Save… file dialog, Ctrl+L there: every dialog
     # closes and the window locks.
     desk.click(*PEOPLE_LIST)

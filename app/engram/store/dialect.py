@@ -17,6 +17,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url, text
 
+from engram.store.lock_guard import LockGuard
+
 BUSY_TIMEOUT_MS = 15_000  # how long a writer waits for another writer
 CONNECT_TIMEOUT_S = 10  # how long to wait for a database server to answer a connection
 
@@ -49,6 +51,23 @@ def _file_id(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (found.st_dev, found.st_ino)
+
+
+# (device, inode) -> the lock guard this process holds on that file while connected.
+_guards: dict[tuple[int, int], LockGuard] = {}
+
+
+def _guard_what_exists(connection: Connection) -> None:
+    """Take the guard's locks not held yet: at a transaction's start, so that the connect
+    pragmas (journal_mode=WAL needs the file to itself once) ran first; the -shm appears
+    after the first read."""
+    key = connection.connection.info.get("file_id")
+    if key is None:
+        return
+    with _held_lock:
+        guard = _guards.get(key)
+        if guard is not None and len(guard.locked) < len(guard.parts):
+            guard.hold()
 
 
 def holds_connection(path: Path) -> bool:
@@ -102,9 +121,11 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
     def _held_open(_dbapi_connection: Any, record: Any) -> None:
         key = None if path is None else _file_id(path)
         record.info["file_id"] = key
-        if key is not None:
+        if key is not None and path is not None:
             with _held_lock:
                 _held[key] = _held.get(key, 0) + 1
+                if not read_only:  # lock_guard.py: held from the first transaction on
+                    _guards.setdefault(key, LockGuard(path))
 
     @event.listens_for(engine, "close")
     def _let_go(_dbapi_connection: Any, record: Any) -> None:
@@ -114,6 +135,10 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
                 _held[key] -= 1
                 if _held[key] <= 0:
                     del _held[key]
+                    # Before the last connection closes, so it still cleans up the WAL.
+                    guard = _guards.pop(key, None)
+                    if guard is not None:
+                        guard.release()
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -130,6 +155,8 @@ def make_engine(url: str, *, read_only: bool = False) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
+        if not read_only:
+            _guard_what_exists(connection)
         # Writers take the lock at BEGIN so two writers never deadlock upgrading a read lock.
         mode = "IMMEDIATE" if connection.get_execution_options().get("write") else "DEFERRED"
         connection.exec_driver_sql(f"BEGIN {mode}")
