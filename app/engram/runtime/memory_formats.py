@@ -112,26 +112,35 @@ def _text(content: str) -> MemoryList:
     return found
 
 
+@dataclass(slots=True)
+class _Item:
+    """A Markdown list item being read: its continuation lines join its words."""
+
+    line: int
+    indent: int
+    words: str
+    where: dict[str, Any]
+
+
 def _markdown(content: str) -> MemoryList:
     """Each list item one memory (nested ones too, with the item they sit under), its
     headings as its topic; code blocks, quotes, tables and other prose are skipped."""
     found = MemoryList("markdown")
     headings: list[str] = []
-    parents: list[tuple[int, str]] = []  # (indent, words) of the open items
+    parents: list[tuple[int, str]] = []  # (indent, words) of the items above
     fence: str | None = None
-    open_item: tuple[int, str, dict[str, Any]] | None = None  # its line, words, where
+    item: _Item | None = None
 
     def close() -> None:
-        nonlocal open_item
-        if open_item is not None:
-            number, words, where = open_item
-            words = _plain(_clean(words, f"Line {number}"))
+        nonlocal item
+        if item is not None:
+            words = _plain(_clean(item.words, f"Line {item.line}"))
             if words:
-                found.memories.append(Memory(words, where))
-                parents.append((where.pop("_indent"), words))
+                found.memories.append(Memory(words, item.where))
+                parents.append((item.indent, words))
             else:
-                found.ignored += 1
-        open_item = None
+                found.ignored += 1  # a bare bullet
+        item = None
 
     for number, line in _lines(content):
         stripped = line.strip()
@@ -146,7 +155,7 @@ def _markdown(content: str) -> MemoryList:
             close()
             continue
         heading = _HEADING.match(stripped)
-        item = _ITEM.match(line)
+        bullet = _ITEM.match(line)
         if heading:
             close()
             level = len(heading.group(1))
@@ -154,20 +163,20 @@ def _markdown(content: str) -> MemoryList:
             headings.append(_plain(heading.group(2)))
             parents.clear()
             found.ignored += 1
-        elif item and not re.fullmatch(r"[-*_\s]{3,}", stripped):
+        elif bullet and not re.fullmatch(r"[-*_\s]{3,}", stripped):  # "- - -" is a rule
             close()
-            indent = len(item.group(1).expandtabs(4))
+            indent = len(bullet.group(1).expandtabs(4))
             while parents and parents[-1][0] >= indent:
                 parents.pop()
-            where: dict[str, Any] = {"line": number, "_indent": indent}
+            where: dict[str, Any] = {"line": number}
             topic = " › ".join(h for h in headings if h)
             if topic:
                 where["heading"] = topic
             if parents:
                 where["under"] = parents[-1][1]
-            open_item = (number, _BOX.sub("", (item.group(2) or "").strip()), where)
-        elif open_item is not None and line[:1].isspace():
-            open_item = (open_item[0], f"{open_item[1]} {stripped}", open_item[2])
+            item = _Item(number, indent, _BOX.sub("", (bullet.group(2) or "").strip()), where)
+        elif item is not None and line[:1].isspace():
+            item.words = f"{item.words} {stripped}"  # the item goes on, indented
         else:
             close()  # prose, a quote, a table row, a rule: not a memory
             found.ignored += 1
