@@ -1,6 +1,6 @@
 """Issue 21 item 10 on the command line: `engram memories import FILE --person P` makes
 each memory of a list or a mem0 export a candidate to review, says what it added, skipped
-and ignored, and refuses a broken file in one sentence, writing nothing."""
+and ignored, and refuses a broken file in one sentence, writing nothing (P7)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Issue 21 item 10: memories kept elsewhere — a plain list copied out of another
 assistant's memory page, a Markdown file of them, mem0's export — come in as candidates
 for review, never as notes, each with where it came from; duplicates are skipped and
-counted; a file that cannot be read whole writes nothing."""
+counted; a file that cannot be read whole writes nothing (P7, P5 for the sensitive ones)."""
 
 from __future__ import annotations
 
