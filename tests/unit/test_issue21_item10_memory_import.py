@@ -261,3 +261,31 @@ def test_issue21_item10_preview_writes_nothing(session: PersonSession, tmp_path:
         "1 candidate to add for review, 1 duplicate skipped, 0 empty or ignored."
     )
     assert _head(session) == before and _candidates(session) == []
+
+
+def test_issue21_item10_an_import_that_committed_meanwhile_makes_these_duplicates(
+    session: PersonSession, store_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engram.control import memory_import
+    from tests.conftest import PASSPHRASE
+
+    path = _file(tmp_path, "list.txt", "- Likes jazz\n- Plays chess\n")
+    previewed = memory_import.preview_memories
+    calls: list[int] = []
+
+    def overtaken(*args: Any, **kwargs: Any) -> Any:
+        plan = previewed(*args, **kwargs)  # seen before the other window's import commits
+        calls.append(1)
+        if len(calls) == 1:
+            other = Store.open(str(store_path), passphrase=PASSPHRASE)
+            try:
+                import_memories(PersonSession.open(other, ANA, "staff:other"), path)
+            finally:
+                other.close()
+        return plan
+
+    monkeypatch.setattr(memory_import, "preview_memories", overtaken)
+    done = import_memories(session, path)
+    assert done.added == []
+    assert [p.duplicate_of for p in done.planned] == ["candidate", "candidate"]
+    assert [c["suggested_by"] for c in _candidates(session)] == ["staff:other"] * 2

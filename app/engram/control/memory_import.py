@@ -14,7 +14,7 @@ none of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,10 @@ from engram.model.ids import CandidateId
 from engram.model.scope import Kind, Scope
 from engram.runtime.legacy_import import guess_kind
 from engram.runtime.memory_formats import FORMATS, Memory, read_memories
-from engram.runtime.note_writes import NoteDraft, suggestion
+from engram.runtime.note_writes import NoteDraft, read_suggestion, suggestion
 from engram.runtime.sensitive_lexicon import sensitive_category
-from engram.store import journal
+from engram.store import journal, projection_state
+from engram.store.store import WriteTxn
 
 EXTRACTOR = "memory-import"  # what a candidate says suggested it
 MAX_FILE_BYTES = 1_000_000
@@ -168,39 +169,58 @@ def import_memories(
     has not seen yet is created in the same write."""
     plan = preview_memories(session, path, file_format, source)
     store, person = session.store, session.person
-    imported_at = iso(store.now())
-    events: list[NewEvent] = []
-    made: list[CandidateId] = []
-    for memory in plan.to_add:
-        where = {
-            "file": plan.file,
-            "format": plan.format,
-            **({"source": plan.source} if plan.source else {}),
-            **memory.where,
-            "imported_at": imported_at,
-        }
-        draft = NoteDraft(memory.text, Kind(memory.kind), Scope.DIRECT, confidence_bp=CONFIDENCE_BP)
-        candidate, event = suggestion(
-            draft,
-            session.actor,
-            EXTRACTOR,
-            None,
-            sensitive=memory.category is not None,
-            ambiguous=False,
-            category=memory.category,
-            imported=where,
-        )
-        events.append(event)
-        made.append(candidate)
+    imported_at = iso(store.now()) or ""
     with store.write() as txn:
         if create_person:
             journal.ensure_person(store, txn, person, actor=session.actor)
         else:
             journal.require_person(txn.conn, person)
-        if events:
-            journal.append(store, txn, person, events)
-    plan.added = [str(c) for c in made]
+        # Held before looking again: an import of the same file in another window or
+        # process that committed meanwhile makes these duplicates, not twins.
+        journal.lock(txn, person)
+        taken = _candidate_texts(session, txn)
+        plan.planned = [
+            replace(p, duplicate_of="candidate")
+            if p.duplicate_of is None and _same(p.text) in taken
+            else p
+            for p in plan.planned
+        ]
+        made = [_suggested(session, plan, memory, imported_at) for memory in plan.to_add]
+        if made:
+            journal.append(store, txn, person, [event for _, event in made])
+    plan.added = [str(candidate) for candidate, _ in made]
     return plan
+
+
+def _suggested(
+    session: PersonSession, plan: MemoryImport, memory: PlannedMemory, imported_at: str
+) -> tuple[CandidateId, NewEvent]:
+    """The pending candidate one memory becomes, with where it came from sealed with it."""
+    where = {
+        "file": plan.file,
+        "format": plan.format,
+        **({"source": plan.source} if plan.source else {}),
+        **memory.where,
+        "imported_at": imported_at,
+    }
+    draft = NoteDraft(memory.text, Kind(memory.kind), Scope.DIRECT, confidence_bp=CONFIDENCE_BP)
+    return suggestion(
+        draft,
+        session.actor,
+        EXTRACTOR,
+        None,
+        sensitive=memory.category is not None,
+        ambiguous=False,  # nothing hedged it; a person decides on every one all the same
+        category=memory.category,
+        imported=where,
+    )
+
+
+def _candidate_texts(session: PersonSession, txn: WriteTxn) -> set[str]:
+    """The words of every candidate the person has, read inside the write."""
+    states = projection_state.candidates(txn.conn, session.person, None)
+    sealed = journal.texts(session.store, txn.conn, session.person, [s.payload_seq for s in states])
+    return {_same(read_suggestion(t).text) for t in sealed.values() if t is not None}
 
 
 def _planned(

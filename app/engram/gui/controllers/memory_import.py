@@ -50,7 +50,7 @@ class MemoryImportController(QObject):
                 self.hub.prompts.inform("Nothing to import", f"{text}\n\nNothing was changed.")
                 return
             question = (
-                f"{text}\n\nEach one waits in the candidates tab for you to approve or reject; "
+                f"{text}\n\nEach one waits in the Candidates tab for you to approve or reject; "
                 "none becomes a note by itself."
             )
             yes = f"Add {counted(len(plan.to_add), 'candidate')}"
