@@ -98,6 +98,10 @@ class FakePrompts:
         self.asked.append(("backup_file", folder))
         return self.backup
 
+    def memories_file(self, folder: str) -> str | None:
+        self.asked.append(("memories_file", folder))
+        return self.path
+
     def restore_target(self, suggested: str) -> str | None:
         self.asked.append(("restore_target", suggested))
         return self.restore_to

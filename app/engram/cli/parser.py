@@ -85,6 +85,14 @@ GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
         {"mcp": "the agent's tools for an MCP client (stdio, or Streamable HTTP)"},
     ),
     (
+        "memory_cmds",
+        "register",
+        {
+            "memories": "memories kept elsewhere (another assistant's list, mem0's export), "
+            "as candidates"
+        },
+    ),
+    (
         "review_cmds",
         "register",
         {"review": "a review copy of one person, for an offline reviewer, and its return"},

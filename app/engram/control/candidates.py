@@ -278,6 +278,7 @@ def _json(state: CandidateState, suggested: Event | None, sealed: str | None) ->
         "ambiguous": opened.ambiguous,
         "category": opened.category,
         "sensitivity_reason": opened.reason,
+        "imported": opened.imported,  # file, format, line or mem0 id (issue 21 item 10)
         "extractor": body.extractor if body else None,
         "suggested_at": suggested.at.isoformat() if suggested else None,
         "suggested_by": suggested.actor if suggested else None,

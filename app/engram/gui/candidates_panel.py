@@ -202,14 +202,14 @@ class CandidatesPanel(QWidget):
         if source.get("conversation") and source.get("turn"):
             href = f"turn:{source['conversation']}/{source['turn']}"
             link = f' — <a href="{e(href)}">open the turn it came from</a>'
-        relation = ""
+        relation = imported_from(candidate)
         # The notes it touches by their words; their ids in the tooltip (issue 17 item 13).
         if candidate.get("contradicts"):
             named = _note_named(candidate["contradicts"], candidate.get("contradicts_text"))
-            relation = f"<p>Replaces the note {named} if applied.</p>"
+            relation += f"<p>Replaces the note {named} if applied.</p>"
         elif candidate.get("restates"):
             named = _note_named(candidate["restates"], candidate.get("restates_text"))
-            relation = f"<p>Restates the note {named}.</p>"
+            relation += f"<p>Restates the note {named}.</p>"
         twins = candidate.get("duplicates") or []
         if twins:  # issue 21 item 8: applying it would keep the same thing twice
             named = ", ".join(_note_named(d["id"], d["text"]) for d in twins)
@@ -302,3 +302,25 @@ def sensitive_warning(candidate: dict[str, Any]) -> str:
     said = f"touches a sensitive topic: {category_label(candidate.get('category'))}"
     reason = candidate.get("sensitivity_reason")
     return f"{said} ({reason})" if reason else said
+
+
+def imported_from(candidate: dict[str, Any]) -> str:
+    """Where a memory imported from elsewhere came from (issue 21 item 10), as a paragraph;
+    "" for anything else."""
+    where = candidate.get("imported")
+    if not where:
+        return ""
+    said = f"Imported from {where.get('file', 'a file')}"
+    if where.get("source"):
+        said += f", kept by {where['source']}"
+    if where.get("line"):
+        said += f", line {where['line']}"
+    if where.get("heading"):
+        said += f", under “{where['heading']}”"
+    if where.get("created_at"):
+        said += f", first kept there {str(where['created_at'])[:10]}"
+    if where.get("categories"):
+        said += f", filed there as {', '.join(map(str, where['categories']))}"
+    said += f", on {str(where.get('imported_at', ''))[:10]}." if where.get("imported_at") else "."
+    tip = f" title='mem0 id {html.escape(str(where['mem0_id']))}'" if where.get("mem0_id") else ""
+    return f"<p{tip}>{html.escape(said)}</p>"

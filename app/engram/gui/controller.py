@@ -18,6 +18,7 @@ from engram.gui.controllers.candidates import CandidatesController
 from engram.gui.controllers.conversations import ConversationsController
 from engram.gui.controllers.help import HelpController
 from engram.gui.controllers.hub import Hub
+from engram.gui.controllers.memory_import import MemoryImportController
 from engram.gui.controllers.notes import NotesController
 from engram.gui.controllers.people import PeopleController
 from engram.gui.controllers.person_actions import PersonActionsController
@@ -94,6 +95,7 @@ class InspectorController(QObject):
         self.audit_log = AuditLogController(hub)
         self.person_actions = PersonActionsController(hub)
         self.review = ReviewController(hub)
+        self.memory_import = MemoryImportController(hub)
         self.undo = UndoController(hub, self.notes)
         self.adding = AddingController(hub)
         self.help = HelpController(hub)

@@ -217,6 +217,7 @@ class MainWindow(QMainWindow):
         self.restore_action = self._action("Res&tore from backup…", None)
         self.export_review_action = self._action("Export review &copy…", None)
         self.import_review_action = self._action("&Import review…", None)
+        self.import_memories_action = self._action("Import &memories…", None)  # issue 21 item 10
         self.agent_settings_action = self._action("A&gent settings…", None)  # issue 21 item 9
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo)
         # Spelled out: the platform's Quit binding is empty on Windows and offscreen, and
@@ -252,6 +253,7 @@ class MainWindow(QMainWindow):
                     self.report_action,
                     self.export_review_action,
                     self.import_review_action,
+                    self.import_memories_action,
                     None,
                     self.backup_action,
                     self.restore_action,
@@ -345,6 +347,7 @@ class MainWindow(QMainWindow):
             self.report_action,
             self.export_review_action,
             self.import_review_action,
+            self.import_memories_action,
             self.undo_action,
             self.erase_action,
             self.learn_action,

@@ -55,6 +55,10 @@ from engram.model.scope import Scope
 T = TypeVar("T")
 FILE_TYPES = {"json": "JSON", "pdf": "PDF documents", "txt": "Text", "engram": "Engram stores"}
 STORE_FILTER = "Engram stores (*.engram);;All files (*)"
+MEMORIES_FILTER = (
+    "Memory lists and exports (*.txt *.md *.markdown *.json);;Text (*.txt);;Markdown (*.md "
+    "*.markdown);;mem0 exports (*.json);;All files (*)"
+)
 
 
 class PromptHost(Protocol):
@@ -73,6 +77,7 @@ class PromptHost(Protocol):
     def show_turn_sight(self, sight: TurnSight) -> str | None: ...
     def open_path(self, folder: str = "") -> str | None: ...
     def backup_file(self, folder: str) -> str | None: ...
+    def memories_file(self, folder: str) -> str | None: ...
     def restore_target(self, suggested: str) -> str | None: ...
     def backup_passphrase(self, backup: str) -> str | None: ...
     def new_store_path(self, folder: str) -> str | None: ...
@@ -211,6 +216,16 @@ class Prompts:
         """File › Restore from backup…: which backup to put back (starting in `folder`)."""
         dialog = QFileDialog(self._top(), "Restore from backup: choose the backup", folder)
         dialog.setNameFilter(STORE_FILTER)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
+
+    def memories_file(self, folder: str) -> str | None:
+        """File › Import memories…: the list or export to read (starting in `folder`, else
+        the documents folder)."""
+        dialog = QFileDialog(
+            self._top(), "Import memories: choose the file", folder or documents_folder()
+        )
+        dialog.setNameFilter(MEMORIES_FILTER)
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         return self._ask(dialog, lambda: (dialog.selectedFiles() or [""])[0] or None)
 

@@ -7,7 +7,7 @@ the projection with the engine's fold in the same transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,9 +112,11 @@ def suggestion(
     restates: NoteId | None = None,
     contradicts: NoteId | None = None,
     as_note: NoteId | None = None,
+    imported: Mapping[str, Any] | None = None,
 ) -> tuple[CandidateId, NewEvent]:
     """A pending candidate (P5): the note it would become, for a person to decide on;
-    `as_note`, the id that note takes when applied (if still free then).
+    `as_note`, the id that note takes when applied (if still free then); `imported`, where
+    a memory brought in from elsewhere came from (issue 21 item 10), sealed with its text.
 
     Its text and its review flags (sensitive, hedged) are sealed together like a note's
     text, under its conversation's key too (C4): the clear journal says only that a
@@ -147,6 +149,8 @@ def suggestion(
         flags["category"] = category
     if reason:
         flags["reason"] = reason[:300]
+    if imported:  # a file's name or a heading says what the memory is about: sealed too
+        flags["imported"] = dict(imported)
     sealed = json.dumps(flags, ensure_ascii=False)
     return candidate, NewEvent(E.CANDIDATE_SUGGESTED, actor, body, cause, sealed, origin)
 
@@ -160,6 +164,7 @@ class Suggested:
     ambiguous: bool = False
     category: str | None = None  # the sensitive category (P5), when one was named
     reason: str | None = None
+    imported: dict[str, Any] | None = None  # where an imported memory came from
 
 
 def read_suggestion(payload: str | None) -> Suggested:
@@ -173,6 +178,7 @@ def read_suggestion(payload: str | None) -> Suggested:
         bool(data["ambiguous"]),
         data.get("category"),
         data.get("reason"),
+        data.get("imported"),
     )
 
 
