@@ -9,8 +9,10 @@ import contextlib
 import io
 import json
 import os
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ import pytest
 import engram
 from engram.cli import main as cli_main
 from engram.cli import parser as cli_parser
+from engram.cli import quick_help
 from engram.control import report_printing, verify_process
 from engram.store import crypto, file_scan, migrate
 from engram.store.store import Store
@@ -169,3 +172,58 @@ def test_issue20_item10_version_says_what_the_parsers_version_says(
     with pytest.raises(SystemExit):
         cli_parser.build_parser().parse_args(["--version"])
     assert quick == capsys.readouterr().out == f"engram {engram.__version__}\n"
+
+
+def test_issue20_item10_quick_help_is_the_parsers_help_at_every_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for width in range(1, 301):
+        monkeypatch.setenv("COLUMNS", str(width))
+        expected = cli_parser.build_parser(deferred=True).format_help()
+        assert quick_help.text() == expected, f"at {width} columns"
+
+
+@pytest.mark.parametrize("option", ["--help", "-h"])
+def test_issue20_item10_help_says_what_the_parser_says_and_exits_0(
+    option: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "97")
+    with pytest.raises(SystemExit) as parsed:
+        cli_parser.build_parser().parse_args([option])
+    assert parsed.value.code == 0
+    said = capsys.readouterr().out
+    assert cli_main.main([option]) == 0
+    assert capsys.readouterr().out == said
+    ran = subprocess.run(
+        [sys.executable, "-c", _CONSOLE_SCRIPT, option],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "COLUMNS": "97"},
+    )
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, said, "")
+
+
+# What pip's console script for `engram` runs, and nothing more (tests/perf/bench_startup.py).
+_CONSOLE_SCRIPT = "import sys\nfrom engram.cli.main import run\nsys.argv[0] = 'engram'\nrun()\n"
+
+
+def _wall(argv: list[str], env: dict[str, str]) -> float:
+    began = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True, timeout=60)
+    return time.perf_counter() - began
+
+
+def test_issue20_item10_help_starts_within_twice_a_bare_python(tmp_path: Path) -> None:
+    # Compiled once, as pip compiles an installed wheel: into a folder of the test's own.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pycache")
+    bare = [sys.executable, "-c", "pass"]
+    helped = [sys.executable, "-c", _CONSOLE_SCRIPT, "--help"]
+    ratios = []
+    for round_ in range(3 + 15):  # in turn, so a busy moment slows both alike
+        pair = _wall(helped, env), _wall(bare, env)
+        if round_ >= 3:  # the first rounds only warm up (and write the bytecode)
+            ratios.append(pair[0] / pair[1])
+    assert statistics.median(ratios) <= 2.0, sorted(round(r, 2) for r in ratios)
