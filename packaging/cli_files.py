@@ -154,7 +154,7 @@ def quick_help_data() -> str:
 
 
 FILES: dict[Path, Callable[[], str]] = {
-    COMPLETIONS / "engram.bash": lambda: completion("bash"),
+    COMPLETIONS / "engram": lambda: completion("bash"),
     COMPLETIONS / "_engram": lambda: completion("zsh"),
     MAN / "engram.1": man_page,
     QUICK_HELP: quick_help_data,
