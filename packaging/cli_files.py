@@ -9,19 +9,19 @@ bash and zsh completion come from shtab, the manual page engram(1) from argparse
 (both in the `test` extra). System packages install them as
 /usr/share/bash-completion/completions/engram, /usr/share/zsh/vendor-completions/_engram and
 /usr/share/man/man1/engram.1; tests/unit/test_issue20_cli_files.py runs the check.
-app/engram/cli/quick_help_data.py is left out of ruff (pyproject.toml): it is written here.
+app/engram/cli/quick_help_data.py (packaging/help_layouts.py writes it) is left out of
+ruff (pyproject.toml).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
+import help_layouts
 import shtab
 from argparse_manpage.manpage import Manpage
 
@@ -86,78 +86,11 @@ def man_page() -> str:
     return str(page)
 
 
-def _chunks(text: str) -> tuple[str, ...]:
-    """A help text as argparse hands it to textwrap, split as textwrap splits it."""
-    wrapper = textwrap.TextWrapper()
-    flat = re.sub(r"\s+", " ", text, flags=re.ASCII).strip()
-    return tuple(wrapper._split_chunks(wrapper._munge_whitespace(flat)))  # type: ignore[attr-defined]
-
-
-def _item(formatter: argparse.HelpFormatter, action: argparse.Action, depth: int) -> str:
-    invocation = formatter._format_action_invocation(action)
-    if not action.help:
-        return f"        ({invocation!r}, {depth}, None),\n"
-    expanded = formatter._expand_help(action)
-    if not (action.help.strip() and expanded):
-        raise ValueError(f"{invocation}: help that is only blanks is not laid out quickly")
-    return f"        ({invocation!r}, {depth}, {_chunks(expanded)!r}),\n"
-
-
-def quick_help_data() -> str:
-    """quick_help_data.py: the top-level help as argparse holds it before laying it out."""
-    parser = _parser()
-    if parser.usage is not None or parser.epilog is not None:
-        raise ValueError("a set usage or an epilog is not laid out by cli/quick_help.py")
-    formatter = parser._get_formatter()
-    groups = parser._mutually_exclusive_groups
-    optionals = [action for action in parser._actions if action.option_strings]
-    positionals = [action for action in parser._actions if not action.option_strings]
-    usage = formatter._format_actions_usage(optionals + positionals, groups)
-    part = r"\(.*?\)+(?=\s|$)|\[.*?\]+(?=\s|$)|\S+"  # argparse's own, in _format_usage
-    opt_parts = re.findall(part, formatter._format_actions_usage(optionals, groups))
-    pos_parts = re.findall(part, formatter._format_actions_usage(positionals, groups))
-    description = None
-    if parser.description is not None:
-        description = _chunks(parser.description % {"prog": parser.prog})
-    sections = []
-    for group in parser._action_groups:
-        if group.description is not None or not isinstance(group.title, str):
-            raise ValueError("a group's description or untitled group is not laid out quickly")
-        formatter.start_section(group.title)
-        formatter.add_arguments(group._group_actions)
-        formatter.end_section()
-        items = []
-        for action in group._group_actions:
-            if action.help is argparse.SUPPRESS:
-                continue
-            items.append(_item(formatter, action, 0))
-            for sub in getattr(action, "_get_subactions", list)():
-                if hasattr(sub, "_get_subactions"):
-                    raise ValueError("sub-items of sub-items are not laid out quickly")
-                items.append(_item(formatter, sub, 1))
-        sections.append(f"    ({group.title!r}, (\n{''.join(items)}    )),\n")
-    major, minor = sys.version_info[:2]
-    return (
-        '"""Written by packaging/cli_files.py from the parser: do not edit. `engram --help`\n'
-        'lays it out (cli/quick_help.py) as argparse would under this Python."""\n\n'
-        f"PYTHON: tuple[int, int] = ({major}, {minor})\n"
-        f"PREFIX = {argparse._('usage: ')!r}\n"  # type: ignore[attr-defined]
-        f"PROG = {parser.prog!r}\n"
-        f"USAGE = {' '.join(s for s in (parser.prog, usage) if s)!r}\n"
-        f"OPT_PARTS: tuple[str, ...] = {tuple(opt_parts)!r}\n"
-        f"POS_PARTS: tuple[str, ...] = {tuple(pos_parts)!r}\n"
-        f"DESCRIPTION: tuple[str, ...] | None = {description!r}\n"
-        f"ACTION_MAX_LENGTH = {formatter._action_max_length}\n"  # type: ignore[attr-defined]
-        "SECTIONS: tuple[tuple[str, tuple[tuple[str, int, tuple[str, ...] | None], ...]], ...]"
-        f" = (\n{''.join(sections)})\n"
-    )
-
-
 FILES: dict[Path, Callable[[], str]] = {
     COMPLETIONS / "engram": lambda: completion("bash"),
     COMPLETIONS / "_engram": lambda: completion("zsh"),
     MAN / "engram.1": man_page,
-    QUICK_HELP: quick_help_data,
+    QUICK_HELP: lambda: help_layouts.source(_parser()),
 }
 
 

@@ -1,9 +1,10 @@
 """`engram` entry point: the error boundary around one command.
 
 Starting is cheap (issue 20 item 10): `--version` is answered before anything else is
-imported, `--help` from the help's data without argparse (cli/quick_help.py), and the
-parser (cli/parser.py) imports a command's module only when the command
-line names it. The store, SQLAlchemy and the rest are imported only when a command runs.
+imported; `--help`, and a command's, from the help's data, without argparse or the command's
+module (cli/quick_help.py); and the parser (cli/parser.py) imports a command's module only
+when the command line names it. The store, SQLAlchemy and the rest are imported only when a
+command runs.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The one answer that needs no parser: said as argparse's --version says it.
         sys.stdout.write(f"engram {__version__}\n")
         return 0
-    if given in (["--help"], ["-h"]):
+    if given[-1:] in (["--help"], ["-h"]):  # `engram [COMMAND ...] --help`
         from engram.cli import quick_help
 
-        text = quick_help.text()
-        if text is not None:  # None: another Python's argparse, so the parser answers
+        text = quick_help.text(given[:-1])
+        if text is not None:  # None: not a command's name alone, or another Python's argparse
             try:  # noqa: SIM105 (contextlib would cost `--help` about 2 ms)
                 sys.stdout.write(text)
             except (AttributeError, OSError):

@@ -1,12 +1,15 @@
-"""`engram --help` without argparse (issue 20 item 10): the top-level help laid out from
-quick_help_data.py, the parser's help as argparse would lay it out before wrapping, which
-packaging/cli_files.py writes from the real parser. Importing argparse and the `re`, `enum`,
-`gettext` and `textwrap` modules it stands on cost about as much as Python's own start.
+"""`engram [COMMAND ...] --help` without argparse (issue 20 item 10): each parser's help
+laid out from quick_help_data.py, the help as argparse holds it before laying it out, which
+packaging/cli_files.py writes from the real parsers. Importing argparse and the `re`, `enum`,
+`gettext` and `textwrap` modules it stands on cost about as much as Python's own start, and
+a command's module (with the store and SQLAlchemy behind it) fifty times that.
 
 The layout below is argparse's HelpFormatter and textwrap's greedy wrap, step for step, for
-the kinds of item the top-level help has; tests/unit/test_issue20_startup.py compares it with
-the real parser's help at every terminal width, and `text()` gives None (so the real parser
-answers) under any other Python than the one whose argparse made the data.
+the kinds of item the parsers have; tests/unit/test_issue20_startup.py compares it with the
+real parsers' help at many terminal widths, and `text()` gives None (so the real parser
+answers) for a command the data leaves out and under any other Python than the one whose
+argparse made the data. (argparse's own words, "usage:" and the headings, are as made: a
+gettext catalogue for Python's default domain translating them would not be seen here.)
 """
 
 from __future__ import annotations
@@ -21,6 +24,20 @@ if TYPE_CHECKING:
 # One item of a section: its invocation ("--store STORE"), how deep it sits (0, or 1 for a
 # command under COMMAND), and its help split into textwrap's chunks (None: no help).
 Item = tuple[str, int, "tuple[str, ...] | None"]
+# A section: its heading (None: none), its description's chunks, its items.
+Section = tuple["str | None", "tuple[str, ...] | None", "tuple[Item, ...]"]
+# One parser's help: the usage's prefix, prog, usage and parts (optionals', positionals'),
+# the description's chunks, the longest invocation (argparse's _action_max_length), sections.
+Layout = tuple[
+    str,
+    str,
+    str,
+    "tuple[str, ...]",
+    "tuple[str, ...]",
+    "tuple[str, ...] | None",
+    int,
+    "tuple[Section, ...]",
+]
 
 
 def columns() -> int:
@@ -38,26 +55,36 @@ def columns() -> int:
     return width if width > 0 else 80
 
 
-def text(width: int | None = None) -> str | None:
-    """The top-level help as `engram --help` prints it at this width (argparse's: the
-    terminal's, 2 columns spare), or None when the data was made by another Python."""
+def text(command: Sequence[str] = (), width: int | None = None) -> str | None:
+    """The help `engram [COMMAND ...] --help` prints at this width (argparse's: the
+    terminal's, 2 columns spare), or None when the data has none for that command (or was
+    made by another Python), so the real parser answers."""
     from engram.cli import quick_help_data as data
 
-    if tuple(sys.version_info[:2]) != data.PYTHON:
+    layout = data.PARSERS.get(tuple(command))
+    if layout is None or tuple(sys.version_info[:2]) != data.PYTHON:
         return None
+    prefix, prog, usage, opt_parts, pos_parts, description, longest, sections = layout
     width = columns() - 2 if width is None else width
-    parts = [_usage(data.PREFIX, data.PROG, data.USAGE, data.OPT_PARTS, data.POS_PARTS, width)]
-    if data.DESCRIPTION is not None:
-        parts.append("\n".join(_wrap(data.DESCRIPTION, max(width, 11))) + "\n\n")
-    help_position = min(data.ACTION_MAX_LENGTH + 2, min(24, max(width - 20, 4)))
-    for heading, items in data.SECTIONS:
-        body = "".join(_item(item, help_position, width) for item in items)
+    parts = [_usage(prefix, prog, usage, opt_parts, pos_parts, width)]
+    if description is not None:
+        parts.append(_text(description, width, 0))
+    help_position = min(longest + 2, min(24, max(width - 20, 4)))
+    for heading, about, items in sections:
+        body = _text(about, width, 2) if about is not None else ""
+        body += "".join(_item(item, help_position, width) for item in items)
         if body:
-            parts.append(f"\n{heading}:\n{body}\n")
+            parts.append(f"\n{heading}:\n{body}\n" if heading is not None else f"\n{body}\n")
     done = "".join(parts)
     while "\n\n\n" in done:
         done = done.replace("\n\n\n", "\n\n")
     return done.strip("\n") + "\n" if done else done
+
+
+def _text(chunks: Sequence[str], width: int, indent: int) -> str:
+    """HelpFormatter._format_text: a description filled to the width, at an indent."""
+    lines = _wrap(chunks, max(width - indent, 11) - indent)
+    return "\n".join(" " * indent + line for line in lines) + "\n\n"
 
 
 def _item(item: Item, help_position: int, width: int) -> str:
