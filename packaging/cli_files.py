@@ -1,5 +1,6 @@
 """Shell completion and the manual page, generated from the argparse parsers (issue 20
-item 13), as docs/cli.md is, so none of them can drift from the command line:
+item 13), as docs/cli.md is, so none of them can drift from the command line; and the
+top-level help's data, which `engram --help` lays out without argparse (issue 20 item 10):
 
     .venv/bin/python packaging/cli_files.py          # write them
     .venv/bin/python packaging/cli_files.py --check  # exit 1 if one is stale
@@ -8,6 +9,8 @@ bash and zsh completion come from shtab, the manual page engram(1) from argparse
 (both in the `test` extra). System packages install them as
 /usr/share/bash-completion/completions/engram, /usr/share/zsh/vendor-completions/_engram and
 /usr/share/man/man1/engram.1; tests/unit/test_issue20_cli_files.py runs the check.
+app/engram/cli/quick_help_data.py (packaging/help_layouts.py writes it) is left out of
+ruff (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import help_layouts
 import shtab
 from argparse_manpage.manpage import Manpage
 
@@ -27,6 +31,7 @@ from engram.cli.parser import build_parser
 ROOT = Path(__file__).resolve().parent.parent
 COMPLETIONS = ROOT / "packaging" / "completions"
 MAN = ROOT / "packaging" / "man"
+QUICK_HELP = ROOT / "app" / "engram" / "cli" / "quick_help_data.py"
 WIDTH = "80"  # argparse wraps help to the terminal; the files must not depend on one
 
 SUMMARY = "see and control what an AI agent remembers about a person"
@@ -82,9 +87,10 @@ def man_page() -> str:
 
 
 FILES: dict[Path, Callable[[], str]] = {
-    COMPLETIONS / "engram.bash": lambda: completion("bash"),
+    COMPLETIONS / "engram": lambda: completion("bash"),
     COMPLETIONS / "_engram": lambda: completion("zsh"),
     MAN / "engram.1": man_page,
+    QUICK_HELP: lambda: help_layouts.source(_parser()),
 }
 
 

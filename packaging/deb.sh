@@ -9,6 +9,9 @@
 #   /usr/share/metainfo/         the AppStream metainfo
 #   /usr/share/doc/engram/       copyright (Engram's licence and every third-party notice)
 #                                and changelog.gz
+#   /usr/share/man/man1/engram.1.gz, /usr/share/bash-completion/completions/engram and
+#   /usr/share/zsh/vendor-completions/_engram   the manual page and shell completion
+#                                (generated from the parsers by packaging/cli_files.py)
 # The desktop's own triggers (desktop-file-utils, shared-mime-info, the icon cache) pick the
 # files up at install and removal; the package has no maintainer scripts.
 #
@@ -67,6 +70,13 @@ for png in "$data"/icons/hicolor/*/apps/"$app_id.png"; do
   size="$(basename "$(dirname "$(dirname "$png")")")"
   install -Dm644 "$png" "$share/icons/hicolor/$size/apps/$app_id.png"
 done
+
+# The manual page (compressed, as Debian keeps them) and shell completion, as committed.
+install -Dm644 "$root/packaging/completions/engram" "$share/bash-completion/completions/engram"
+install -Dm644 "$root/packaging/completions/_engram" "$share/zsh/vendor-completions/_engram"
+mkdir -p "$share/man/man1"
+gzip -9n <"$root/packaging/man/engram.1" >"$share/man/man1/engram.1.gz"
+chmod 644 "$share/man/man1/engram.1.gz"
 
 # The licences. Engram's is the Apache License 2.0, whose text Debian keeps in
 # common-licenses; the copyright file names every third-party component the bundle ships

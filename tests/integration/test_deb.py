@@ -8,6 +8,7 @@ installed with apt-get, run (--version, demo, the inspector offscreen) and remov
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import subprocess
@@ -86,12 +87,27 @@ def test_issue20_item2_the_deb_layout(tmp_path: Path) -> None:
     for size in ICON_SIZES:
         assert f"{share}/icons/hicolor/{size}x{size}/apps/{APP_ID}.png" in files
     assert f"{share}/doc/engram/copyright" in files and f"{share}/doc/engram/changelog.gz" in files
+    # the manual page and shell completion, where man, bash-completion and zsh look
+    for path in (
+        "man/man1/engram.1.gz",
+        "bash-completion/completions/engram",
+        "zsh/vendor-completions/_engram",
+    ):
+        assert files[f"{share}/{path}"].startswith("-rw-r--r--"), path
     # the licences, where Debian looks: Engram's and every third-party notice
     unpacked = tmp_path / "unpacked"
     subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
     copyright_text = (unpacked / "usr/share/doc/engram/copyright").read_text()
     assert "License: Apache-2.0" in copyright_text
     assert "  pyside6-essentials 6.7.0 — LGPL-3.0-only\n" in copyright_text  # every component
+    man = gzip.decompress((unpacked / "usr/share/man/man1/engram.1.gz").read_bytes())
+    assert man == (ROOT / "packaging/man/engram.1").read_bytes()
+    for path, name in (
+        ("bash-completion/completions/engram", "engram"),
+        ("zsh/vendor-completions/_engram", "_engram"),
+    ):
+        shipped = (unpacked / "usr/share" / path).read_bytes()
+        assert shipped == (ROOT / "packaging/completions" / name).read_bytes()
     assert files[f"{share}/doc/engram/THIRD_PARTY_NOTICES.txt"].endswith(
         " /opt/engram/THIRD_PARTY_NOTICES.txt"
     )  # and their full texts, the bundle's own

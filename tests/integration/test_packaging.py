@@ -81,6 +81,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT / "app", source / "app", ignore=skip)
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
+    for name in SHARED.values():  # the manual page and completion, the wheel's data-files
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, source / name)
     wheels = tmp_path / "wheels"
     subprocess.run(
         [*PIP, "wheel", "--no-deps", "-w", str(wheels), str(source)],
@@ -93,6 +96,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+# Where the wheel puts each generated file under its prefix, and the file in the tree.
+SHARED = {
+    "share/man/man1/engram.1": "packaging/man/engram.1",
+    "share/bash-completion/completions/engram": "packaging/completions/engram",
+    "share/zsh/site-functions/_engram": "packaging/completions/_engram",
+}
 NOTICES = "engram/data/licences/THIRD_PARTY_NOTICES.txt"
 
 
@@ -113,6 +122,13 @@ def test_issue20_item3_the_wheel_holds_the_licence_and_the_notices(wheel: Path) 
         (licence,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
         assert "Apache License" in archive.read(licence).decode()
         _holds_the_notices(archive.read(NOTICES).decode("utf-8"))
+
+
+def test_issue20_the_wheel_holds_the_manual_page_and_shell_completion(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        (data,) = {n.split("/")[0] for n in archive.namelist() if n.split("/")[0].endswith(".data")}
+        for installed, name in SHARED.items():
+            assert archive.read(f"{data}/data/{installed}") == (ROOT / name).read_bytes()
 
 
 def test_issue20_item3_the_sdist_holds_the_licence_and_the_notices(
@@ -167,7 +183,7 @@ def _probe(path: list[str], cwd: Path) -> list[str]:
 
 
 def test_issue20_item5_pip_install_target_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
-    """`pip install --target DIR`: no PREFIX/share at all; the package data serves (the old
+    """`pip install --target DIR`: the package data serves, not PREFIX/share (the old
     PREFIX/share lookup found nothing here)."""
     target = tmp_path / "target"
     subprocess.run(
@@ -183,7 +199,12 @@ def test_issue20_item5_pip_install_target_finds_its_resources(wheel: Path, tmp_p
     assert badge.startswith("#")
     assert json.loads(sizes) == list(ICON_SIZES)
     assert category == "health" and packaged == "True True"
-    assert not (target / "share").exists()  # nothing of Engram's lands outside the package
+    # nothing the package reads lands outside it: share/ holds the manual page and completion
+    assert _shared(target) == set(SHARED)
+
+
+def _shared(prefix: Path) -> set[str]:
+    return {str(p.relative_to(prefix)) for p in (prefix / "share").rglob("*") if p.is_file()}
 
 
 def test_issue20_item5_an_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
@@ -202,7 +223,9 @@ def test_issue20_item5_an_installed_wheel_finds_its_resources(wheel: Path, tmp_p
     assert Path(lines[1]).is_relative_to(site / "engram" / "data")
     assert json.loads(lines[3]) == list(ICON_SIZES)
     assert lines[4] == "health"
-    assert not (prefix / "share").exists()
+    # Under share/ only the manual page and completion, where man and bash-completion look
+    # beside the prefix's bin/; no desktop files, which no desktop would look for there.
+    assert _shared(prefix) == set(SHARED)
 
 
 def _launcher(tmp_path: Path, path: list[str]) -> Path:

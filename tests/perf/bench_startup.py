@@ -1,11 +1,13 @@
 """How fast `engram` starts (issue 20 item 10), as ratios against a bare Python start.
 
-Measured: `engram --help`, `engram --version` and `engram persons` on a current store, each a
-new process started the way pip's console script starts it (the child's CPU time, and the
-wall clock beside it); and whether `persons` loaded Alembic (the migrations) at all.
+Measured: `engram --help`, `engram --version`, `engram notes list --help` (a command's help)
+and `engram persons` on a current store, each a new process started the way pip's console
+script starts it (the child's CPU time, and the wall clock beside it); and whether `persons`
+loaded Alembic (the migrations) at all.
 Baseline in the same run, interleaved: `python -c pass` with the same interpreter.
-Targets: `--help` and `--version` <= 2x the baseline; `persons` loads no Alembic (0 modules);
-the ratio of `persons` (an Argon2 unlock at the test limits, then a read) is informational.
+Targets: `--help`, `--version` and a command's help <= 2x the baseline; `persons` loads no
+Alembic (0 modules); the ratio of `persons` (an Argon2 unlock at the test limits, then a
+read) is informational.
 Run: .venv/bin/python tests/perf/bench_startup.py
 """
 
@@ -78,6 +80,7 @@ def main() -> None:
             "python -c pass": [python, "-c", "pass"],
             "engram --help": [python, "-c", CONSOLE_SCRIPT, "--help"],
             "engram --version": [python, "-c", CONSOLE_SCRIPT, "--version"],
+            "engram notes list --help": [python, "-c", CONSOLE_SCRIPT, "notes", "list", "--help"],
             "engram persons": [python, "-c", CONSOLE_SCRIPT, *persons, "persons"],
         }
         started = {name: Started() for name in commands}
@@ -96,7 +99,7 @@ def main() -> None:
         alembic_modules = int(counted.stderr.strip().splitlines()[-1])
     base = started["python -c pass"]
     verdicts: list[Verdict] = []
-    for option in ("--help", "--version"):
+    for option in ("--help", "--version", "notes list --help"):
         mine = started[f"engram {option}"]
         verdicts.append(
             Verdict(
@@ -141,7 +144,7 @@ def main() -> None:
     )
     for name, timing in started.items():
         print(
-            f"   {name:<18} CPU best {timing.cpu.best * 1e3:6.1f} ms, median "
+            f"   {name:<24} CPU best {timing.cpu.best * 1e3:6.1f} ms, median "
             f"{timing.cpu.median * 1e3:6.1f} ms; wall median {timing.wall.median * 1e3:6.1f} ms"
         )
     print_verdicts("engram's start", verdicts)

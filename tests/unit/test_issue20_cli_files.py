@@ -30,7 +30,7 @@ def test_issue20_item13_completion_and_man_page_are_current(
 
 
 def test_issue20_item13_the_files_cover_every_command() -> None:
-    bash = (cli_files.COMPLETIONS / "engram.bash").read_text()
+    bash = (cli_files.COMPLETIONS / "engram").read_text()
     zsh = (cli_files.COMPLETIONS / "_engram").read_text()
     man = (cli_files.MAN / "engram.1").read_text()
     assert zsh.startswith("#compdef engram\n")
@@ -44,7 +44,7 @@ def test_issue20_item13_the_files_cover_every_command() -> None:
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_issue20_item13_bash_completes_commands_and_options() -> None:
-    script = cli_files.COMPLETIONS / "engram.bash"
+    script = cli_files.COMPLETIONS / "engram"
     ran = subprocess.run(
         [
             "bash",

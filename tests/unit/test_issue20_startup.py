@@ -9,8 +9,10 @@ import contextlib
 import io
 import json
 import os
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,11 +20,16 @@ import pytest
 import engram
 from engram.cli import main as cli_main
 from engram.cli import parser as cli_parser
+from engram.cli import quick_help, quick_help_data
 from engram.control import report_printing, verify_process
 from engram.store import crypto, file_scan, migrate
 from engram.store.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "packaging"))
+
+import help_layouts  # noqa: E402
+
 HEAVY = ("sqlalchemy", "alembic", "PySide6", "fastapi", "pydantic", "mcp")
 
 
@@ -69,11 +76,21 @@ def test_issue20_item10_help_and_version_import_nothing_heavy(option: str) -> No
 
 
 def test_issue20_item10_a_commands_help_loads_only_its_own_group() -> None:
-    code, loaded = _loaded("notes", "list", "--help")
+    # Not the quick form (command names, then --help): the parser answers.
+    code, loaded = _loaded("notes", "list", "--json", "--help")
     assert code == 0
     commands = {m for m in loaded if m.endswith("_cmds")}
     assert commands == {"engram.cli.note_cmds"}  # its own group's module, no other group's
     assert "PySide6" not in loaded and "alembic" not in loaded
+
+
+@pytest.mark.parametrize("argv", [["notes", "--help"], ["notes", "list", "-h"], ["mcp", "-h"]])
+def test_issue20_item10_a_commands_help_imports_nothing_heavy(argv: list[str]) -> None:
+    code, loaded = _loaded(*argv)
+    assert code == 0
+    assert _heavy(loaded) == []
+    assert not [m for m in loaded if m.endswith("_cmds")]
+    assert "argparse" not in loaded
 
 
 def test_issue20_item10_persons_on_a_current_store_loads_no_migrations(tmp_path: Path) -> None:
@@ -169,3 +186,78 @@ def test_issue20_item10_version_says_what_the_parsers_version_says(
     with pytest.raises(SystemExit):
         cli_parser.build_parser().parse_args(["--version"])
     assert quick == capsys.readouterr().out == f"engram {engram.__version__}\n"
+
+
+def test_issue20_item10_quick_help_is_the_parsers_help_at_every_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for width in range(1, 301):
+        monkeypatch.setenv("COLUMNS", str(width))
+        expected = cli_parser.build_parser(deferred=True).format_help()
+        assert quick_help.text() == expected, f"at {width} columns"
+
+
+def test_issue20_item10_quick_help_is_every_commands_help(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    commands = [path for path, _ in help_layouts.commands(cli_parser.build_parser())]
+    assert len(commands) > 50 and set(commands) == set(quick_help_data.PARSERS)  # none left out
+    for width in (1, 12, 33, 50, 64, 79, 80, 81, 97, 120, 160, 250):
+        monkeypatch.setenv("COLUMNS", str(width))
+        for command in commands:
+            expected = _printed(cli_parser.build_parser(deferred=True), [*command, "--help"])
+            assert quick_help.text(command) == expected, f"{command} at {width} columns"
+
+
+def test_issue20_item10_quick_help_leaves_the_rest_to_the_parser() -> None:
+    assert quick_help.text(["notes", "--json"]) is None  # not command names alone
+    assert quick_help.text(["no-such-command"]) is None
+
+
+@pytest.mark.parametrize("option", ["--help", "-h"])
+def test_issue20_item10_help_says_what_the_parser_says_and_exits_0(
+    option: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "97")
+    with pytest.raises(SystemExit) as parsed:
+        cli_parser.build_parser().parse_args([option])
+    assert parsed.value.code == 0
+    said = capsys.readouterr().out
+    assert cli_main.main([option]) == 0
+    assert capsys.readouterr().out == said
+    ran = subprocess.run(
+        [sys.executable, "-c", _CONSOLE_SCRIPT, option],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "COLUMNS": "97"},
+    )
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, said, "")
+
+
+# What pip's console script for `engram` runs, and nothing more (tests/perf/bench_startup.py).
+_CONSOLE_SCRIPT = "import sys\nfrom engram.cli.main import run\nsys.argv[0] = 'engram'\nrun()\n"
+
+
+def _wall(argv: list[str], env: dict[str, str]) -> float:
+    began = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True, timeout=60)
+    return time.perf_counter() - began
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["notes", "list", "--help"]])
+def test_issue20_item10_help_starts_within_twice_a_bare_python(
+    argv: list[str], tmp_path: Path
+) -> None:
+    # Compiled once, as pip compiles an installed wheel: into a folder of the test's own.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pycache")
+    bare = [sys.executable, "-c", "pass"]
+    helped = [sys.executable, "-c", _CONSOLE_SCRIPT, *argv]
+    ratios = []
+    for round_ in range(3 + 15):  # in turn, so a busy moment slows both alike
+        pair = _wall(helped, env), _wall(bare, env)
+        if round_ >= 3:  # the first rounds only warm up (and write the bytecode)
+            ratios.append(pair[0] / pair[1])
+    assert statistics.median(ratios) <= 2.0, sorted(round(r, 2) for r in ratios)

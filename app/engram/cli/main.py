@@ -1,17 +1,22 @@
 """`engram` entry point: the error boundary around one command.
 
 Starting is cheap (issue 20 item 10): `--version` is answered before anything else is
-imported, and the parser (cli/parser.py) imports a command's module only when the command
-line names it. The store, SQLAlchemy and the rest are imported only when a command runs.
+imported; `--help`, and a command's, from the help's data, without argparse or the command's
+module (cli/quick_help.py); and the parser (cli/parser.py) imports a command's module only
+when the command line names it. The store, SQLAlchemy and the rest are imported only when a
+command runs.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 
 from engram import __version__
+
+TYPE_CHECKING = False  # typing and collections.abc cost `engram --help` about 2 ms
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 EXIT_ERROR = 1
 BUSY_MESSAGE = (
@@ -22,10 +27,21 @@ BUSY_MESSAGE = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the process exit code."""
-    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given == ["--version"]:
         # The one answer that needs no parser: said as argparse's --version says it.
         sys.stdout.write(f"engram {__version__}\n")
         return 0
+    if given[-1:] in (["--help"], ["-h"]):  # `engram [COMMAND ...] --help`
+        from engram.cli import quick_help
+
+        text = quick_help.text(given[:-1])
+        if text is not None:  # None: not a command's name alone, or another Python's argparse
+            try:  # noqa: SIM105 (contextlib would cost `--help` about 2 ms)
+                sys.stdout.write(text)
+            except (AttributeError, OSError):
+                pass  # as argparse's print_help lets a closed or missing stdout be
+            return 0
     from engram.cli.parser import build_parser
 
     parser = build_parser(deferred=True)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
-import sys
 from collections.abc import Sequence
 
 from engram import __version__
+from engram.cli.quick_help import columns
 
 EXIT_USAGE = 2
 
@@ -118,26 +117,11 @@ GROUPS: tuple[tuple[str, str, dict[str, str]], ...] = (
 )
 
 
-def _columns() -> int:
-    """The terminal's width as shutil.get_terminal_size finds it (COLUMNS, then the
-    terminal, then 80), without importing shutil and the compression modules it brings:
-    about 2 ms of the 10 or so `engram --help` adds to Python's own start (issue 20 item 10)."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
-
-
 class _Parser(argparse.ArgumentParser):
     def _get_formatter(self) -> argparse.HelpFormatter:
-        # argparse's own formatter and width (2 columns spare), the width found by _columns
-        return self.formatter_class(prog=self.prog, width=_columns() - 2)  # type: ignore[call-arg]
+        # argparse's own formatter and width (2 columns spare), found as shutil finds it
+        # without importing shutil and the compression modules it brings (about 2 ms)
+        return self.formatter_class(prog=self.prog, width=columns() - 2)  # type: ignore[call-arg]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # One plain sentence, like every other error, instead of argparse's usage dump.
