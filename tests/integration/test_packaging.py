@@ -170,6 +170,30 @@ print(r.desktop_file(".mime.xml").is_file(), r.user_guide().is_file())
 """
 
 
+def _install_target(wheel: Path, tmp_path: Path) -> Path:
+    """The wheel installed with `pip install --target`: the folder."""
+    target = tmp_path / "target"
+    subprocess.run(
+        [*PIP, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return target
+
+
+def _install_prefix(wheel: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """The wheel installed into a prefix (as into a venv or by pipx): it and its site."""
+    prefix = tmp_path / "prefix"
+    subprocess.run(
+        [*PIP, "install", "--no-deps", "--no-index", "--ignore-installed"]
+        + ["--prefix", str(prefix), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    (site,) = prefix.glob("lib/python3*/site-packages")
+    return prefix, site
+
+
 def _probe(path: list[str], cwd: Path) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-S", "-c", PROBE],
@@ -185,12 +209,7 @@ def _probe(path: list[str], cwd: Path) -> list[str]:
 def test_issue20_item5_pip_install_target_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
     """`pip install --target DIR`: the package data serves, not PREFIX/share (the old
     PREFIX/share lookup found nothing here)."""
-    target = tmp_path / "target"
-    subprocess.run(
-        [*PIP, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)],
-        check=True,
-        capture_output=True,
-    )
+    target = _install_target(wheel, tmp_path)
     # the wheel first; its dependencies (PySide6, PyStemmer) from this environment
     lines = _probe([str(target), sysconfig.get_path("purelib")], tmp_path)
     module, palettes, badge, sizes, category, packaged = lines
@@ -211,14 +230,7 @@ def test_issue20_item5_an_installed_wheel_finds_its_resources(wheel: Path, tmp_p
     """Installed with a prefix (as into a venv or by pipx): the same package data serves,
     and the wheel puts no desktop files inside the environment, where no desktop looks
     (`engram desk --install-desktop-entry` puts them where it does)."""
-    prefix = tmp_path / "prefix"
-    subprocess.run(
-        [*PIP, "install", "--no-deps", "--no-index", "--ignore-installed"]
-        + ["--prefix", str(prefix), str(wheel)],
-        check=True,
-        capture_output=True,
-    )
-    (site,) = prefix.glob("lib/python3*/site-packages")
+    prefix, site = _install_prefix(wheel, tmp_path)
     lines = _probe([str(site), sysconfig.get_path("purelib")], tmp_path)
     assert Path(lines[1]).is_relative_to(site / "engram" / "data")
     assert json.loads(lines[3]) == list(ICON_SIZES)
@@ -259,26 +271,14 @@ def _unlocks_the_demo(engram: Path, tmp_path: Path) -> None:
 def test_issue20_item5_the_inspector_unlocks_a_store_from_pip_install_target(
     wheel: Path, tmp_path: Path
 ) -> None:
-    target = tmp_path / "target"
-    subprocess.run(
-        [*PIP, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)],
-        check=True,
-        capture_output=True,
-    )
+    target = _install_target(wheel, tmp_path)
     _unlocks_the_demo(_launcher(tmp_path, [str(target), sysconfig.get_path("purelib")]), tmp_path)
 
 
 def test_issue20_item5_the_inspector_unlocks_a_store_from_an_installed_wheel(
     wheel: Path, tmp_path: Path
 ) -> None:
-    prefix = tmp_path / "prefix"
-    subprocess.run(
-        [*PIP, "install", "--no-deps", "--no-index", "--ignore-installed"]
-        + ["--prefix", str(prefix), str(wheel)],
-        check=True,
-        capture_output=True,
-    )
-    (site,) = prefix.glob("lib/python3*/site-packages")
+    _, site = _install_prefix(wheel, tmp_path)
     _unlocks_the_demo(_launcher(tmp_path, [str(site), sysconfig.get_path("purelib")]), tmp_path)
 
 
