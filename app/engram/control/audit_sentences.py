@@ -112,7 +112,7 @@ def describe(
             named = candidate(body.candidate)
             return f"applied the suggestion {named} as a note" if people else f"applied {named}"
         case Undone():
-            return _describe_undo(body, first, other, people)
+            return _describe_undo(body, first, other, people, candidate)
         case Exported():
             return _describe_export(body)
         case ReviewCopyMade():
@@ -123,8 +123,16 @@ def describe(
             return event.type.value.replace("_", " ")
 
 
-def _describe_undo(body: Undone, first: Name, other: Name, people: bool) -> str:
+def _describe_undo(body: Undone, first: Name, other: Name, people: bool, candidate: Name) -> str:
     undid = "undid" if people else f"undid event {body.undoes}"
+    if body.candidate is not None:  # a decision on a suggestion (issue 21 item 8)
+        named = candidate(body.candidate)
+        what = "the rejection of" if body.action == "reject" else "the approval of"
+        if body.note is None:
+            return f"{undid} {what} {named}: it is pending again"
+        if body.restatement is not None:
+            return f"{undid} {what} {named}: {first(str(body.note))} loses that restatement"
+        return f"{undid} {what} {named}: {first(str(body.note))} removed, the suggestion pending"
 
     def back(name: Name) -> str:
         restored, new = name(str(body.restored)), other(str(body.new))

@@ -18,8 +18,8 @@ from engram.control.session import PersonSession
 from engram.model.errors import InvalidInput
 from engram.model.event_bodies import Corrected, ScopeChanged
 from engram.model.events import EventType, NewEvent
-from engram.model.ids import NoteId, new_note_id
-from engram.model.notes import NoteFilter, NoteStatus
+from engram.model.ids import CandidateId, NoteId, new_note_id
+from engram.model.notes import NoteFilter, NoteStatus, note_revision
 from engram.model.scope import Scope
 from engram.runtime.note_writes import check_text
 from engram.store import journal
@@ -56,13 +56,19 @@ def approve_edited(
     with store.write() as txn:
         _review(txn, session, candidate_id, revision, "approved", None)
         note = NoteId(_apply(txn, session, candidate_id))
+        # The edit names the candidate: undo takes it as part of the approval (issue 21
+        # item 8), and it records the revision it was made against (item 3).
+        made = memory_control.note_in(txn, session, note)
+        assert made is not None  # just applied
+        revision, candidate = note_revision(made), CandidateId(candidate_id)
         if cleaned is not None:
-            body = Corrected(note, new_note_id(), scope)
+            body = Corrected(note, new_note_id(), scope, None, revision, candidate)
             event = NewEvent(EventType.CORRECTED, session.actor, body, text=cleaned)
             journal.append(store, txn, person, [event])
             note = body.note
         elif scope is not None:
-            event = NewEvent(EventType.SCOPE_CHANGED, session.actor, ScopeChanged(note, scope))
+            rescoped = ScopeChanged(note, scope, revision, candidate)
+            event = NewEvent(EventType.SCOPE_CHANGED, session.actor, rescoped)
             journal.append(store, txn, person, [event])
     return {**get_candidate(session, candidate_id), "applied_note": note}
 

@@ -23,6 +23,7 @@ from engram.model.event_bodies import (
     CandidateSuggested,
     EventBody,
     ReviewImported,
+    Undone,
     body_as,
     candidate_named,
 )
@@ -35,11 +36,13 @@ from engram.store.store import WriteTxn
 
 STATUSES = ("pending", "approved", "rejected", "applied")
 MAX_REASON_CHARS = 1_000
+UNDONE_DECISIONS = {"approve": "approval", "reject": "rejection"}  # an undo names them so
 _CANDIDATE_EVENTS = (
     EventType.CANDIDATE_SUGGESTED,
     EventType.CANDIDATE_REVIEWED,
     EventType.CANDIDATE_APPLIED,
     EventType.REVIEW_IMPORTED,  # an offline reviewer's decision, come back (issue 21)
+    EventType.UNDONE,  # a decision on it undone (issue 21 item 8); other undos name none
 )
 
 
@@ -138,6 +141,8 @@ def _decided(body: EventBody) -> dict[str, Any]:
         return {"revision": body.revision, "decision": body.decision}
     if isinstance(body, CandidateApplied):
         return {"note": body.note}
+    if isinstance(body, Undone) and body.candidate is not None:
+        return {"decision": f"{UNDONE_DECISIONS.get(body.action, body.action)} undone"}
     if isinstance(body, ReviewImported):
         return {
             "decision": body.decision,

@@ -50,6 +50,7 @@ _CANDIDATE_EVENTS = (
     EventType.CANDIDATE_REVIEWED,
     EventType.CANDIDATE_APPLIED,
     EventType.REVIEW_IMPORTED,  # an offline reviewer's decision, come back (issue 21)
+    EventType.UNDONE,  # a decision on it undone (issue 21 item 8); other undos name none
 )
 
 

@@ -47,7 +47,7 @@ from engram.model.event_bodies import (
 from engram.model.events import Cause, Event, NewEvent
 from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, new_note_id
-from engram.model.notes import EVERY_NOTE, Note, NoteFilter, PersonMemory
+from engram.model.notes import EVERY_NOTE, Note, NoteFilter, PersonMemory, note_revision
 from engram.model.scope import Audience, AudienceKind, Durability, Kind, Scope
 from engram.runtime import maintenance, memory_tools
 from engram.runtime.note_writes import (
@@ -536,14 +536,16 @@ def _open_note(session: PersonSession, note_id: str) -> Note:
     return note
 
 
-def _still_open(session: PersonSession, txn: WriteTxn, note_id: NoteId) -> None:
+def _still_open(session: PersonSession, txn: WriteTxn, note_id: NoteId) -> Note:
     """Under the person's journal lock, the note is still open: a writer that changed or
     closed it between our read and this write won the race, and this one is a conflict
-    with the note's state (HTTP 409) in one sentence, never the journal's refusal."""
+    with the note's state (HTTP 409) in one sentence, never the journal's refusal. The
+    note as it stands under the lock."""
     journal.lock(txn, session.person)
     now = projection_notes.unscoped_note(txn.conn, session.person, note_id)
     if now is None or not now.is_active:
-        _open_note(session, note_id)  # says which, in its sentence
+        return _open_note(session, note_id)  # says which, in its sentence
+    return now
 
 
 def add_note(
@@ -605,27 +607,31 @@ def edit_note(
         assert scope is not None
         if scope is note.scope:
             return note.id
-        event = NewEvent(E.SCOPE_CHANGED, session.actor, ScopeChanged(note.id, scope))
         with store.write() as txn:
-            _still_open(session, txn, note.id)
+            revision = note_revision(_still_open(session, txn, note.id))
+            rescoped = ScopeChanged(note.id, scope, revision)
+            event = NewEvent(E.SCOPE_CHANGED, session.actor, rescoped)
             journal.append(store, txn, session.person, [event])
         return note.id
-    body = Corrected(note.id, new_note_id(), scope)
-    event = NewEvent(E.CORRECTED, session.actor, body, text=check_text(text))
+    cleaned = check_text(text)
     with store.write() as txn:
-        _still_open(session, txn, note.id)
+        revision = note_revision(_still_open(session, txn, note.id))
+        body = Corrected(note.id, new_note_id(), scope, revision=revision)
+        event = NewEvent(E.CORRECTED, session.actor, body, text=cleaned)
         journal.append(store, txn, session.person, [event])
     return body.note
 
 
 def delete_note(session: PersonSession, note_id: str, reason: str | None = None) -> None:
-    """C2: deleting closes the note's interval; the record and its audit stay."""
+    """C2: deleting closes the note's interval; the record and its audit stay. Each change
+    records the note's revision it was made against (issue 21 item 3)."""
     note = _open_note(session, note_id)
     if reason is not None and len(reason) > MAX_REASON_CHARS:
         raise InvalidInput(f"The reason may hold at most {MAX_REASON_CHARS} characters.")
-    event = NewEvent(E.DELETED, session.actor, Deleted(note.id), text=reason or None)
     with session.store.write() as txn:
-        _still_open(session, txn, note.id)
+        revision = note_revision(_still_open(session, txn, note.id))
+        body = Deleted(note.id, revision=revision)
+        event = NewEvent(E.DELETED, session.actor, body, text=reason or None)
         reopen = reopened_after(txn.conn, session.person, [note.id], session.actor)
         journal.append(session.store, txn, session.person, [event, *reopen])
 

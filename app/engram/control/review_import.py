@@ -10,8 +10,9 @@ on the live store as that same control operation, under the reviewer's actor:
 - a candidate decision carries the revision it was made against, and the live store's own
   check of that revision decides (P6);
 - a note decision was made against the note's revision — the journal position of the last
-  change to its words, scope or status before it, which the copy's signed chain fixes; the
-  live note must still be open at that same revision.
+  change to its words, scope or status before it, which its event records (issue 21 item
+  3; for a copy decided before that, derived from the copy's signed chain); the live note
+  must still be open at that same revision.
 
 What still applies is applied; what changed meanwhile on the live store is a conflict, and
 is never overwritten. A decision that builds on an earlier one which did not apply (an
@@ -59,7 +60,7 @@ from engram.model.event_bodies import (
 )
 from engram.model.events import Event, EventType, NewEvent
 from engram.model.ids import CandidateId, NoteId
-from engram.model.notes import Note
+from engram.model.notes import Note, note_revision
 from engram.model.scope import Scope
 from engram.store import crypto, file_check, journal
 from engram.store.store import Store
@@ -282,7 +283,7 @@ def _decision(copy_session: PersonSession, event: Event, text: str | None) -> Re
             "corrected",
             at,
             actor,
-            note_revision(note, before=seq),
+            _made_against(body.revision, note, seq),
             note=body.old,
             becomes=body.note,
             text=text,
@@ -296,7 +297,7 @@ def _decision(copy_session: PersonSession, event: Event, text: str | None) -> Re
             "rescoped",
             at,
             actor,
-            note_revision(note, before=seq),
+            _made_against(body.revision, note, seq),
             note=body.note,
             scope=body.scope,
             words=_note_words(copy_session, note),
@@ -308,23 +309,18 @@ def _decision(copy_session: PersonSession, event: Event, text: str | None) -> Re
         "deleted",
         at,
         actor,
-        note_revision(note, before=seq),
+        _made_against(deleted.revision, note, seq),
         note=deleted.note,
         text=text,
         words=_note_words(copy_session, note),
     )
 
 
-def note_revision(note: Note, before: int | None = None) -> int:
-    """A note's revision: the journal position of the last change to its words, scope or
-    status (a restatement adds a source and is none), counting only changes before
-    position `before` when given."""
-    limit = before if before is not None else 1 << 62
-    seqs = [note.created_seq]
-    seqs += [c.seq for c in note.changes if c.seq < limit and c.type is not EventType.RESTATED]
-    if note.closure is not None and note.closure.seq < limit:
-        seqs.append(note.closure.seq)
-    return max(seqs)
+def _made_against(recorded: int | None, note: Note, seq: int) -> int:
+    """The note's revision a decision was made against: as its event records it (issue 21
+    item 3), or, for a copy decided before decisions recorded it, derived from the copy's
+    chain (the last change to the note before the decision)."""
+    return recorded if recorded is not None else note_revision(note, before=seq)
 
 
 def _note_words(session: PersonSession, note: Note) -> str:

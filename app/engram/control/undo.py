@@ -1,4 +1,5 @@
-"""Undo: the actor's own last edit, change of scope or deletion, reversed by a new event.
+"""Undo: the actor's own last edit, change of scope, deletion or decision on a candidate,
+reversed by a new event.
 
 What "last" means. An inspector session starts when it opens a person; `session_start`
 gives the journal head at that moment. The change that can be undone is the newest change
@@ -11,6 +12,11 @@ History is never rewritten: the undo is one `undone` journal event (engine.undo)
 through the same write path as every change, so the audit log shows both steps. If the
 note changed since (a restatement, another edit, its conversation deleted), the undo
 refuses in one sentence rather than overwrite the later change.
+
+A decision on a candidate (issue 21 item 8) — an approval, plain, applied or with an edit,
+or a rejection — is a change too: its undo puts the candidate back in the queue, pending,
+and takes back the note the approval made (control.candidate_undo). It refuses if the
+candidate was decided again since, or that note changed.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engram.control import candidate_undo
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
 from engram.control.wording import actor_named
@@ -26,13 +33,15 @@ from engram.engine.undo import ACTION_NAMES, UNDOABLE, CannotUndo, changed_note,
 from engram.model.clock import iso
 from engram.model.errors import NotAllowed, NotFound, StateConflict
 from engram.model.event_bodies import Undone as UndoneBody
+from engram.model.event_bodies import body_as
 from engram.model.events import Event, NewEvent
 from engram.model.events import EventType as E
-from engram.model.ids import NoteId, new_note_id
+from engram.model.ids import CandidateId, NoteId, new_note_id
 from engram.store import journal
 
-_CHANGES = (*UNDOABLE, E.UNDONE)
+_CHANGES = (*UNDOABLE, E.UNDONE, *candidate_undo.DECISION_EVENTS)
 _EXCERPT = 48
+_NAMES = {**ACTION_NAMES, "approve": "approval", "reject": "rejection"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,18 +49,20 @@ class UndoableChange:
     """The change an undo would reverse: what it was, on which note, with the note's text."""
 
     seq: int
-    action: str  # "edit" | "rescope" | "delete"
-    note: NoteId  # the note as the change left it (an edit's new version)
+    action: str  # "edit" | "rescope" | "delete" | "approve" | "reject"
+    note: NoteId | None  # the note as the change left it (an edit's new version)
     at: datetime
-    text: str | None
+    text: str | None  # the note's words, or the suggestion's
+    candidate: CandidateId | None = None  # a decision on this candidate
 
     @property
     def label(self) -> str:
-        """What a menu says: Undo edit of “Prefers short answers.”."""
-        text = self.text or "a note whose text is gone"
+        """What a menu says: Undo edit of “Prefers short answers.”, Undo approval of …"""
+        gone = "a suggestion" if self.candidate else "a note"
+        text = self.text or f"{gone} whose text is gone"
         if len(text) > _EXCERPT:
             text = text[: _EXCERPT - 1] + "…"
-        return f"Undo {ACTION_NAMES[self.action]} of “{text}”"
+        return f"Undo {_NAMES[self.action]} of “{text}”"
 
     def to_json(self) -> dict[str, Any]:
         """As a face prints it."""
@@ -59,6 +70,7 @@ class UndoableChange:
             "event": self.seq,
             "action": self.action,
             "note": self.note,
+            "candidate": self.candidate,
             "at": iso(self.at),
             "text": self.text,
         }
@@ -71,7 +83,8 @@ class Undone:
     undid: int
     seq: int
     action: str
-    note: NoteId
+    note: NoteId | None  # None: a decision on a candidate undone (it is pending again)
+    candidate: CandidateId | None = None
 
 
 def session_start(session: PersonSession) -> int:
@@ -91,6 +104,11 @@ def last_change(session: PersonSession, since_seq: int = 0) -> UndoableChange | 
         change = journal.last_event_by(conn, person, session.actor, _CHANGES, since_seq)
     if change is None or change.type is E.UNDONE:
         return None
+    if candidate_undo.decided(change) is not None:
+        found = candidate_undo.decision(session, change)
+        return UndoableChange(
+            change.seq, found.action, None, change.at, found.text, found.candidate
+        )
     note_id = changed_note(change)
     notes = memory_control.notes_by_ids(session, [note_id])
     text = memory_control.texts_of(session, notes).get(note_id) if notes else None
@@ -107,8 +125,10 @@ def undo(session: PersonSession, change_seq: int, since_seq: int = 0) -> Undone:
     with store.write() as txn:
         journal.lock(txn, person)  # what we check below cannot change before we append
         change = journal.event_at(txn.conn, person, change_seq)
-        if change is None or change.type not in UNDOABLE:
-            raise NotFound(f"There is no edit, change of scope or deletion {change_seq} to undo.")
+        if change is None or change.type not in (*UNDOABLE, *candidate_undo.DECISION_EVENTS):
+            raise NotFound(
+                f"There is no edit, change of scope, deletion or decision {change_seq} to undo."
+            )
         if change.actor != session.actor:
             raise NotAllowed(
                 f"That change was made by {actor_named(change.actor)}; you can undo only your "
@@ -123,6 +143,12 @@ def undo(session: PersonSession, change_seq: int, since_seq: int = 0) -> Undone:
             raise StateConflict(
                 "You changed something after that; only your last change can be undone."
             )
+        candidate = candidate_undo.decided(change)
+        if candidate is not None:
+            events = candidate_undo.undo_events(txn, session, change)
+            committed = journal.append(store, txn, person, events)
+            body = body_as(committed[0].body, UndoneBody)
+            return Undone(change.seq, committed[0].seq, body.action, body.note, candidate)
         reopened: list[Event] = []  # what a deletion brought back, in the same batch
         while (
             (after := journal.event_at(txn.conn, person, change.seq + len(reopened) + 1))

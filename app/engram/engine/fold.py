@@ -12,10 +12,15 @@ from collections.abc import Collection, Iterable
 from datetime import datetime
 from typing import Any, Protocol
 
+from engram.engine.fold_candidates import (
+    on_candidate_applied,
+    on_candidate_reviewed,
+    on_candidate_suggested,
+    undo_candidate_decision,
+)
+from engram.engine.fold_target import FoldError as FoldError  # re-exported: its home was here
+from engram.engine.fold_target import FoldTarget, close_note
 from engram.model.event_bodies import (
-    CandidateApplied,
-    CandidateReviewed,
-    CandidateSuggested,
     Closed,
     Contradicted,
     ConversationDeleted,
@@ -32,11 +37,9 @@ from engram.model.event_bodies import (
     body_as,
 )
 from engram.model.events import Cause, Event, EventType, NewEvent
-from engram.model.ids import CandidateId, ConversationId, NoteId, PersonId, TurnId
+from engram.model.ids import ConversationId, NoteId, PersonId
 from engram.model.notes import (
-    CandidateState,
     Change,
-    Closure,
     DigestLine,
     Note,
     NoteStatus,
@@ -45,32 +48,6 @@ from engram.model.notes import (
     Usage,
 )
 from engram.model.scope import Scope
-
-
-class FoldError(ValueError):
-    """An event that cannot apply to the state it follows (a bug or a tampered journal)."""
-
-
-class StaleRevision(FoldError):
-    """A review that names a candidate revision someone else's decision replaced (P6)."""
-
-
-class FoldTarget(Protocol):
-    """The state the fold reads and writes, one event at a time."""
-
-    person: PersonId
-    seq: int
-
-    def unscoped_note(self, note_id: NoteId) -> Note | None: ...
-    def put_note(self, note: Note) -> None: ...
-    def add_digest(self, line: DigestLine) -> None: ...
-    def set_profile(self, seq: int) -> None: ...
-    def mark_processed(self, conversation: ConversationId, turns: list[TurnId]) -> None: ...
-    def add_usage(self, note: NoteId, usage: Usage) -> None: ...
-    def get_candidate(self, candidate: CandidateId) -> CandidateState | None: ...
-    def put_candidate(self, state: CandidateState) -> None: ...
-    def mark_conversation_deleted(self, conversation: ConversationId) -> None: ...
-    def set_seq(self, seq: int) -> None: ...
 
 
 def fold(events: Iterable[Event], start: PersonMemory) -> PersonMemory:
@@ -128,11 +105,6 @@ def _source(cause: Cause | None, at: datetime) -> Source | None:
     return Source(cause.conversation, cause.turn, at) if cause is not None else None
 
 
-def _close(note: Note, event: Event, status: NoteStatus, by_note: NoteId | None = None) -> Note:
-    closure = Closure(event.seq, event.at, event.type, event.actor, by_note, event.cause)
-    return dataclasses.replace(note, status=status, valid_to=event.at, closure=closure)
-
-
 def _on_note_added(target: FoldTarget, event: Event) -> None:
     body = body_as(event.body, NoteAdded)
     note_id = body.note
@@ -176,7 +148,7 @@ def _on_contradicted(target: FoldTarget, event: Event) -> None:
     body = body_as(event.body, Contradicted)
     old = _need_open(target, body.old, event)
     new = _need(target, body.new, event)
-    target.put_note(_close(old, event, NoteStatus.CONTRADICTED, new.id))
+    target.put_note(close_note(old, event, NoteStatus.CONTRADICTED, new.id))
 
 
 def _on_corrected(target: FoldTarget, event: Event) -> None:
@@ -204,7 +176,7 @@ def _on_corrected(target: FoldTarget, event: Event) -> None:
             supersedes=old.id,
         )
     )
-    closed = _close(old, event, NoteStatus.CORRECTED, new_id)
+    closed = close_note(old, event, NoteStatus.CORRECTED, new_id)
     target.put_note(dataclasses.replace(closed, superseded_by=new_id))
 
 
@@ -222,7 +194,7 @@ def _closer(status: NoteStatus) -> Any:
     def handle(target: FoldTarget, event: Event) -> None:
         body = body_as(event.body, Closed)
         note = _need_open(target, body.note, event)
-        target.put_note(_close(note, event, status, body.kept))
+        target.put_note(close_note(note, event, status, body.kept))
 
     return handle
 
@@ -237,7 +209,7 @@ def _on_merged(target: FoldTarget, event: Event) -> None:
             # F4: private and portable notes never combine.
             raise FoldError(f"event {event.seq} merges across scope classes")
         sources.extend(merged.sources)
-        target.put_note(_close(merged, event, NoteStatus.MERGED, into.id))
+        target.put_note(close_note(merged, event, NoteStatus.MERGED, into.id))
     change = Change(event.seq, event.at, event.type, event.actor, ",".join(body.merged))
     target.put_note(
         dataclasses.replace(into, sources=tuple(sources), changes=(*into.changes, change))
@@ -251,7 +223,7 @@ def _on_conversation_deleted(target: FoldTarget, event: Event) -> None:
     for note_id in body.closed:
         note = _need(target, note_id, event)
         if note.is_active:
-            note = _close(note, event, NoteStatus.DELETED)
+            note = close_note(note, event, NoteStatus.DELETED)
         target.put_note(note)
     for note_id in body.trimmed:
         note = _need(target, note_id, event)
@@ -334,6 +306,9 @@ def reopenings(
 def _on_undone(target: FoldTarget, event: Event) -> None:
     # Undo (engine.undo): a new event restores what was there; nothing earlier is rewritten.
     body = body_as(event.body, Undone)
+    if body.candidate is not None:  # a decision on a candidate (issue 21 item 8)
+        undo_candidate_decision(target, event, body)
+        return
     if body.action == "rescope":
         if body.scope is None:
             raise FoldError(f"event {event.seq} undoes a change of scope without naming one")
@@ -353,7 +328,7 @@ def _on_undone(target: FoldTarget, event: Event) -> None:
                 f"event {event.seq} restores {restored.id}, which {current.id} did not edit"
             )
         sources = current.sources
-        closed = _close(current, event, NoteStatus.CORRECTED, new_id)
+        closed = close_note(current, event, NoteStatus.CORRECTED, new_id)
         target.put_note(dataclasses.replace(closed, superseded_by=new_id))
         replaced = current.id
     elif body.action == "delete":  # as undo wrote it before issue 17: a restored copy
@@ -365,7 +340,7 @@ def _on_undone(target: FoldTarget, event: Event) -> None:
         for back in body.recloses:
             # What the deletion brought back is contradicted again, now by the restored note.
             note = _need_open(target, back, event)
-            target.put_note(_close(note, event, NoteStatus.CONTRADICTED, new_id))
+            target.put_note(close_note(note, event, NoteStatus.CONTRADICTED, new_id))
     else:
         raise FoldError(f"event {event.seq} undoes an unknown action {body.action!r}")
     target.put_note(
@@ -413,7 +388,7 @@ def _reopen_deleted(target: FoldTarget, event: Event, note: Note) -> None:
     for back in body_as(event.body, Undone).recloses:
         # What the deletion brought back is contradicted again, by the note it reopens.
         brought = _need_open(target, back, event)
-        target.put_note(_close(brought, event, NoteStatus.CONTRADICTED, note.id))
+        target.put_note(close_note(brought, event, NoteStatus.CONTRADICTED, note.id))
 
 
 def _on_digest_line(target: FoldTarget, event: Event) -> None:
@@ -445,59 +420,6 @@ def _on_item_used(target: FoldTarget, event: Event) -> None:
         target.add_usage(note_id, usage)
 
 
-def _on_candidate_suggested(target: FoldTarget, event: Event) -> None:
-    body = body_as(event.body, CandidateSuggested)
-    candidate = body.candidate
-    if target.get_candidate(candidate) is not None:
-        raise FoldError(f"event {event.seq} re-suggests candidate {candidate}")
-    target.put_candidate(
-        CandidateState(
-            id=candidate,
-            revision=1,
-            status="pending",
-            payload_seq=event.seq,
-            kind=body.kind,
-            scope=body.scope,
-        )
-    )
-
-
-def _need_candidate(target: FoldTarget, event: Event, candidate: CandidateId) -> CandidateState:
-    state = target.get_candidate(candidate)
-    if state is None:
-        raise FoldError(f"event {event.seq} names unknown candidate")
-    return state
-
-
-def _on_candidate_reviewed(target: FoldTarget, event: Event) -> None:
-    body = body_as(event.body, CandidateReviewed)
-    state = _need_candidate(target, event, body.candidate)
-    if body.revision != state.revision:
-        raise StaleRevision(
-            f"candidate {state.id} is at revision {state.revision}, not {body.revision}"
-        )
-    if state.status != "pending":
-        raise FoldError(f"event {event.seq} reviews candidate {state.id}, already {state.status}")
-    target.put_candidate(
-        dataclasses.replace(state, revision=state.revision + 1, status=body.decision)
-    )
-
-
-def _on_candidate_applied(target: FoldTarget, event: Event) -> None:
-    body = body_as(event.body, CandidateApplied)
-    state = _need_candidate(target, event, body.candidate)
-    if state.status != "approved":
-        raise FoldError(f"event {event.seq} applies candidate {state.id}, which is {state.status}")
-    target.put_candidate(
-        dataclasses.replace(
-            state,
-            revision=state.revision + 1,
-            status="applied",
-            note=body.note,
-        )
-    )
-
-
 def _audit_only(target: FoldTarget, event: Event) -> None:
     """The event is in the audit log and changes nothing the fold keeps."""
 
@@ -527,9 +449,9 @@ _HANDLERS: dict[EventType, Any] = {
     EventType.DIGEST_LINE_ADDED: _on_digest_line,
     EventType.CONVERSATION_DELETED: _on_conversation_deleted,
     EventType.REOPENED: _on_reopened,
-    EventType.CANDIDATE_SUGGESTED: _on_candidate_suggested,
-    EventType.CANDIDATE_REVIEWED: _on_candidate_reviewed,
-    EventType.CANDIDATE_APPLIED: _on_candidate_applied,
+    EventType.CANDIDATE_SUGGESTED: on_candidate_suggested,
+    EventType.CANDIDATE_REVIEWED: on_candidate_reviewed,
+    EventType.CANDIDATE_APPLIED: on_candidate_applied,
     EventType.EXTRACTION_CHECKPOINT: _on_checkpoint,
     EventType.ITEM_USED: _on_item_used,
     EventType.UNDONE: _on_undone,

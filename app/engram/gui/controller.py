@@ -134,6 +134,7 @@ class InspectorController(QObject):
         # An audit row leads to what it is about (issue 21 item 5).
         self.audit_log.note_requested.connect(self._show_note)
         self.audit_log.candidate_requested.connect(self.candidates.show_candidate)
+        self.undo.candidate_undone.connect(self.candidates.show_pending)
         self.audit_log.turn_requested.connect(self.conversations.open_turn)
         self.notes.detail_shown.connect(
             lambda note: self.audit_log.offer_note(note, self.notes.detail)

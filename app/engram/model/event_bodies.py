@@ -125,10 +125,12 @@ def body_as(body: EventBody, cls: type[B]) -> B:
 
 
 def candidate_named(body: EventBody) -> CandidateId | None:
-    """The candidate a suggestion, review, application or imported offline decision names
-    (None for other events)."""
+    """The candidate a suggestion, review, application, imported offline decision or undone
+    decision names (None for other events)."""
     if isinstance(body, CandidateSuggested | CandidateReviewed | CandidateApplied):
         return body.candidate
     if isinstance(body, ReviewImported):  # an offline reviewer's decision on it came back
+        return body.candidate
+    if isinstance(body, Undone):  # a decision on it undone (issue 21 item 8), or None
         return body.candidate
     return None

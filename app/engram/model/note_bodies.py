@@ -18,8 +18,19 @@ from engram.model.event_body_base import (
     put,
 )
 from engram.model.event_parts import Cause
-from engram.model.ids import ConversationId, NoteId
+from engram.model.ids import CandidateId, ConversationId, NoteId
 from engram.model.scope import Durability, Kind, Scope
+
+
+def _revision(data: Mapping[str, Any]) -> int | None:
+    """The revision a decision was made against (issue 21; absent in older events)."""
+    value = data.get("revision")
+    return int(value) if value is not None else None
+
+
+def _candidate(data: Mapping[str, Any]) -> CandidateId | None:
+    value = data.get("candidate")
+    return CandidateId(str(value)) if value else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +115,14 @@ class Corrected(EventBody):
     note: NoteId
     scope: Scope | None = None
     kind: Kind | None = None  # never written now; kept where an older store has it
+    revision: int | None = None  # `old`'s revision the edit was made against (issue 21)
+    candidate: CandidateId | None = None  # the edit of an approval with edit (issue 21)
 
     def to_json(self) -> Json:
         data = put({"old": self.old, "note": self.note}, "scope", self.scope)
-        return put(data, "kind", self.kind)
+        put(data, "kind", self.kind)
+        put(data, "revision", self.revision)
+        return put(data, "candidate", self.candidate)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
@@ -117,6 +132,8 @@ class Corrected(EventBody):
             NoteId(data["note"]),
             Scope(scope) if scope else None,
             Kind(kind) if kind else None,
+            _revision(data),
+            _candidate(data),
         )
 
     def named_notes(self) -> tuple[NoteId, ...]:
@@ -129,13 +146,17 @@ class ScopeChanged(EventBody):
 
     note: NoteId
     scope: Scope
+    revision: int | None = None  # the note's revision the change was made against
+    candidate: CandidateId | None = None  # the change of an approval with edit
 
     def to_json(self) -> Json:
-        return {"note": self.note, "scope": self.scope.value}
+        data: Json = {"note": self.note, "scope": self.scope.value}
+        put(data, "revision", self.revision)
+        return put(data, "candidate", self.candidate)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
-        return cls(NoteId(data["note"]), Scope(data["scope"]))
+        return cls(NoteId(data["note"]), Scope(data["scope"]), _revision(data), _candidate(data))
 
     def named_notes(self) -> tuple[NoteId, ...]:
         return (self.note,)
@@ -147,13 +168,14 @@ class Closed(EventBody):
 
     note: NoteId
     kept: NoteId | None = None
+    revision: int | None = None  # a deletion: the note's revision it was made against
 
     def to_json(self) -> Json:
-        return put({"note": self.note}, "kept", self.kept)
+        return put(put({"note": self.note}, "kept", self.kept), "revision", self.revision)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
-        return cls(NoteId(data["note"]), optional_note(data, "kept"))
+        return cls(NoteId(data["note"]), optional_note(data, "kept"), _revision(data))
 
     def named_notes(self) -> tuple[NoteId, ...]:
         return present(self.note, self.kept)
@@ -256,7 +278,12 @@ class Undone(EventBody):
 
     `action` is "edit" (note closed, `restored` reopened as `new`), "rescope" (note back to
     `scope`) or "delete" (`restored` reopened, `new` the same id — or, before issue 17, a
-    restored copy — and `recloses` contradicted again)."""
+    restored copy — and `recloses` contradicted again).
+
+    A decision on a candidate undone (issue 21 item 8) names the `candidate`, back to
+    pending: `action` "reject", or "approve", where `note` is the note the approval made,
+    which closes — or, with `restatement` (that event's position), the note it restated,
+    which loses the source the restatement added."""
 
     undoes: int
     action: str
@@ -265,6 +292,8 @@ class Undone(EventBody):
     restored: NoteId | None = None
     new: NoteId | None = None
     recloses: tuple[NoteId, ...] = ()
+    candidate: CandidateId | None = None
+    restatement: int | None = None
 
     def to_json(self) -> Json:
         data: Json = {"undoes": self.undoes, "action": self.action}
@@ -272,7 +301,9 @@ class Undone(EventBody):
         put(data, "scope", self.scope)
         put(data, "restored", self.restored)
         put(data, "new", self.new)
-        return put(data, "recloses", list(self.recloses) or None)
+        put(data, "recloses", list(self.recloses) or None)
+        put(data, "candidate", self.candidate)
+        return put(data, "restatement", self.restatement)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
@@ -285,6 +316,8 @@ class Undone(EventBody):
             optional_note(data, "restored"),
             optional_note(data, "new"),
             note_ids(data.get("recloses")),
+            _candidate(data),
+            int(data["restatement"]) if data.get("restatement") is not None else None,
         )
 
     @property

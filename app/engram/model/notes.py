@@ -145,6 +145,19 @@ class Note:
         return max(source.at for source in self.sources)
 
 
+def note_revision(note: Note, before: int | None = None) -> int:
+    """A note's revision: the journal position of the last change to its words, scope or
+    status (a restatement adds a source and is none), counting only changes before
+    position `before` when given. A decision on the note records the revision it was made
+    against (issue 21 item 3)."""
+    limit = before if before is not None else 1 << 62
+    seqs = [note.created_seq]
+    seqs += [c.seq for c in note.changes if c.seq < limit and c.type is not EventType.RESTATED]
+    if note.closure is not None and note.closure.seq < limit:
+        seqs.append(note.closure.seq)
+    return max(seqs)
+
+
 @dataclass(frozen=True, slots=True)
 class NoteFilter:
     """Which notes a listing shows, in which order: "rank" (the engine's ranking) or a

@@ -9,7 +9,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, insert, select
 
-from engram.engine.fold import FoldError, StaleRevision, apply_event
+from engram.engine.fold import FoldError, apply_event
+from engram.engine.fold_target import StaleRevision
 from engram.model.clock import from_micros, to_micros
 from engram.model.errors import Conflict, NotAllowed, NotFound, damaged
 from engram.model.event_bodies import EventBody, decode_body

@@ -66,6 +66,17 @@ class CandidatesController(PanelController):
         self.w.tabs.setCurrentWidget(c)
         self.refresh(keep=candidate_id)
 
+    def show_pending(self, candidate_id: str) -> None:
+        """Show a candidate back in the queue (its decision undone), selected among the
+        pending ones."""
+        c = self.w.candidates
+        blocked = c.status.blockSignals(True)
+        c.status.setCurrentIndex(c.status.findData("pending"))
+        c.status.blockSignals(blocked)
+        self.stale = False
+        self.w.tabs.setCurrentWidget(c)
+        self.refresh(keep=candidate_id)
+
     def refresh(self, keep: str | None = None) -> None:
         """List the candidates the filter asks for. With `keep`, that candidate stays listed
         and selected even if the filter no longer matches it (a conflict: the reviewer sees

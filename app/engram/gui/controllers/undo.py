@@ -1,9 +1,11 @@
-"""Note > Undo (Ctrl+Z): the actor's own last edit, change of scope or deletion.
+"""Edit > Undo (Ctrl+Z): the actor's own last edit, change of scope, deletion, or decision on
+a candidate (an approval, with or without an edit, or a rejection: issue 21 item 8).
 
 "Last" is as control.undo defines it: the newest change this actor made to the person on
 screen since the inspector opened them. The action names what it will undo ("Undo edit
 of “…”"), is off while there is nothing to undo or while time travel shows the past, and
-after undoing shows the note that holds now. Undo is itself a change: the journal and the
+after undoing shows the note that holds now — or, for a decision, the candidate back in
+the queue. Undo is itself a change: the journal and the
 audit log keep both steps. In a text field, Ctrl+Z still undoes typing (the field takes
 the key first).
 """
@@ -26,6 +28,7 @@ class UndoController(QObject):
 
     ready = Signal()  # the action is up to date with the store
     undone = Signal(str)  # the note that holds now
+    candidate_undone = Signal(str)  # the candidate back in the queue
 
     def __init__(self, hub: Hub, notes: NotesController) -> None:
         super().__init__(hub)
@@ -90,6 +93,10 @@ class UndoController(QObject):
         label = change.label.removeprefix("Undo ")
 
         def done(result: Undone) -> None:
+            if result.candidate is not None:  # the candidate, pending again, in the queue
+                self.candidate_undone.emit(result.candidate)
+                return
+            assert result.note is not None
             self.w.tabs.setCurrentIndex(0)  # show the note that holds now
             self.notes.select_note(result.note)
             self.undone.emit(result.note)
