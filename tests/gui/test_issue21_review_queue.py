@@ -113,3 +113,26 @@ def test_issue21_item8_a_candidate_shows_the_note_it_would_duplicate(
     assert words.upper() in panel.details.toPlainText()
     flags = [panel.table.item(r, 3).text() for r in range(panel.table.rowCount())]
     assert any(f.startswith("sensitive") or "health" in f for f in flags if f)
+
+
+def test_issue21_item8_edit_undo_takes_back_an_approval_made_with_a(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    panel = _queue(qtbot, inspector)
+    first = panel.current()
+    assert first is not None
+    before = set(note_texts(inspector))
+    with qtbot.waitSignal(inspector.controller.undo.ready, timeout=SIGNAL_TIMEOUT):
+        _key(qtbot, inspector, Qt.Key.Key_A)
+    wait_idle(qtbot, inspector)
+    approved = _status(inspector, first["id"])
+    assert approved["status"] in ("approved", "applied")
+    undo = inspector.window.undo_action
+    assert undo.isEnabled() and undo.text().startswith("Undo approval of “")
+    with qtbot.waitSignal(inspector.controller.undo.candidate_undone, timeout=SIGNAL_TIMEOUT):
+        undo.trigger()
+    wait_idle(qtbot, inspector)
+    assert _status(inspector, first["id"])["status"] == "pending"
+    assert first["id"] in [c["id"] for c in panel.rows]  # back in the queue, shown
+    assert set(note_texts(inspector)) == before  # and no note of it is left
