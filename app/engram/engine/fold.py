@@ -307,7 +307,9 @@ def _on_undone(target: FoldTarget, event: Event) -> None:
     # Undo (engine.undo): a new event restores what was there; nothing earlier is rewritten.
     body = body_as(event.body, Undone)
     if body.candidate is not None:  # a decision on a candidate (issue 21 item 8)
-        undo_candidate_decision(target, event, body)
+        # The note it takes back is looked up here: the fold's one way to a note (S5).
+        taken = None if body.note is None else target.unscoped_note(body.note)
+        undo_candidate_decision(target, event, body, taken)
         return
     if body.action == "rescope":
         if body.scope is None:

@@ -23,7 +23,7 @@ from engram.model.event_bodies import (
 )
 from engram.model.events import Event, EventType
 from engram.model.ids import CandidateId
-from engram.model.notes import CandidateState, Change, NoteStatus
+from engram.model.notes import CandidateState, Change, Note, NoteStatus
 
 DECISIONS = {"approve": "approved", "reject": "rejected"}  # the action, the status it undoes
 
@@ -81,9 +81,12 @@ def on_candidate_applied(target: FoldTarget, event: Event) -> None:
     )
 
 
-def undo_candidate_decision(target: FoldTarget, event: Event, body: Undone) -> None:
+def undo_candidate_decision(
+    target: FoldTarget, event: Event, body: Undone, note: Note | None
+) -> None:
     """An approval or a rejection undone: the candidate is pending again, and the note an
-    approval made closes (or the source its restatement added is taken back)."""
+    approval made (`note`, the one `body.note` names, looked up by the fold) closes, or the
+    source its restatement added is taken back."""
     assert body.candidate is not None
     state = _need_candidate(target, event, body.candidate)
     decided = DECISIONS.get(body.action)
@@ -93,7 +96,6 @@ def undo_candidate_decision(target: FoldTarget, event: Event, body: Undone) -> N
     if state.status not in allowed:
         raise FoldError(f"event {event.seq} undoes a {body.action} of a {state.status} candidate")
     if body.note is not None:
-        note = target.unscoped_note(body.note)
         if note is None or not note.is_active:
             raise FoldError(f"event {event.seq} takes back note {body.note}, which is not open")
         if body.restatement is None:
