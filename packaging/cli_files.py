@@ -74,8 +74,37 @@ def completion(shell: str) -> str:
     return shtab.complete(_parser(), shell=shell)
 
 
+# roff is read as bytes in one 8-bit encoding: groff warns on UTF-8 ("invalid input
+# character") and man pages are expected to be ASCII. Each non-ASCII character the help
+# holds becomes a groff escape; one not in this table becomes groff's \[uXXXX].
+ROFF_ESCAPES = {
+    "…": "\\&.\\|.\\|.",  # an ellipsis, as roff sets one; safe at a line's start too
+    "—": "\\(em",
+    "–": "\\(en",
+    "×": "\\(mu",
+    "→": "\\(->",
+    "←": "\\(<-",
+    "≥": "\\(>=",
+    "≤": "\\(<=",
+    "‘": "\\(oq",
+    "’": "\\(cq",
+    "“": "\\(lq",
+    "”": "\\(rq",
+    "›": "\\[fc]",
+    "‹": "\\[fo]",
+    "·": "\\(pc",
+}
+
+
+def roff_ascii(text: str) -> str:
+    """text with every non-ASCII character written as a groff escape."""
+    return "".join(
+        ch if ord(ch) < 128 else ROFF_ESCAPES.get(ch, f"\\[u{ord(ch):04X}]") for ch in text
+    )
+
+
 def man_page() -> str:
-    """engram(1) in roff."""
+    """engram(1) in roff, ASCII only."""
     page = Manpage(_parser())
     page.source = f"engram {__version__}"
     page.manual = "Engram manual"
@@ -83,7 +112,7 @@ def man_page() -> str:
     page.description = SUMMARY
     for heading, content in SECTIONS:
         page.add_section(heading, "=", content)
-    return str(page)
+    return roff_ascii(str(page))
 
 
 FILES: dict[Path, Callable[[], str]] = {

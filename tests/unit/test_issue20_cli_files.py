@@ -60,3 +60,23 @@ def test_issue20_item13_bash_completes_commands_and_options() -> None:
         check=True,
     )
     assert ran.stdout.splitlines() == ["persons person", "--person"]
+
+
+def test_issue20_item13_the_man_page_is_ascii_with_groff_escapes() -> None:
+    # roff is read in one 8-bit encoding; the help's ellipses and arrows arrive as escapes.
+    man = (cli_files.MAN / "engram.1").read_bytes()
+    assert man.isascii(), "a non-ASCII byte in the man page: add it to cli_files.ROFF_ESCAPES"
+    assert cli_files.roff_ascii("audit … → ×é") == "audit \\&.\\|.\\|. \\(-> \\(mu\\[u00E9]"
+
+
+@pytest.mark.skipif(shutil.which("groff") is None, reason="needs groff")
+def test_issue20_item13_groff_reads_the_man_page_without_a_warning() -> None:
+    page = cli_files.MAN / "engram.1"
+    for device in ([], ["-Tutf8"]):
+        ran = subprocess.run(
+            ["groff", "-man", "-ww", "-z", *device, str(page)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert ran.returncode == 0 and ran.stderr == "", ran.stderr
