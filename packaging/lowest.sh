@@ -21,7 +21,7 @@ say "a new environment in $venv"
 # What the unit tests import beyond the project, with the bounds the test extra declares.
 mapfile -t tools < <("$venv/bin/python" - "$root/pyproject.toml" <<'EOF'
 import sys, tomllib
-wanted = {"pytest", "pytest-qt", "hypothesis", "httpx", "build", "psycopg"}
+wanted = {"pytest", "pytest-qt", "hypothesis", "httpx", "build", "psycopg", "shtab", "argparse-manpage"}
 extra = tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["test"]
 for line in extra:
     name = line.split(">")[0].split("<")[0].split("=")[0].split("[")[0].strip()
@@ -37,7 +37,7 @@ say "installing the lowest declared versions: engram-inspector$extras ${tools[*]
   -e "$root$extras" "${tools[@]}"
 "$venv/bin/uv" pip list --python "$venv/bin/python" > "$venv/versions.txt"
 say "installed (also in $venv/versions.txt):"
-grep -Ei '^(sqlalchemy|google-re2|alembic|pynacl|keyring|platformdirs|rich|pystemmer|pyside6-essentials|mcp|fastapi|uvicorn|pydantic|jsonschema|zxcvbn|filelock|pyinstaller) ' \
+grep -Ei '^(sqlalchemy|google-re2|alembic|pynacl|keyring|platformdirs|rich|pystemmer|pyside6-essentials|mcp|fastapi|fastapi-offline|uvicorn|pydantic|jsonschema|zxcvbn|filelock|pyinstaller) ' \
   "$venv/versions.txt" | sed 's/^/  /' >&2
 
 cd "$root"
