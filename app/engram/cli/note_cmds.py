@@ -1,4 +1,4 @@
-"""`engram notes …`: list, show, add, edit, delete a person's notes."""
+"""`engram notes …`: list, show, add, edit, delete a person's notes, and many at once."""
 
 from __future__ import annotations
 
@@ -15,11 +15,13 @@ from engram.cli.output import (
     emit_table,
     shorten,
 )
-from engram.control import notes
+from engram.control import bulk_notes, notes
+from engram.control.bulk_notes import BulkAction, ListedNote
 from engram.control.note_stream import stream_notes
 from engram.control.views import NoteView
 from engram.control.wording import percent
 from engram.model.clock import iso, parse_time
+from engram.model.errors import InvalidInput
 from engram.model.ids import ConversationId
 from engram.model.scope import Durability, Kind, Scope, parse_enum
 from engram.runtime.note_writes import MAX_NOTE_CHARS
@@ -84,6 +86,57 @@ def register(commands: Any) -> None:
     )
     add_json_flag(p)
     p.set_defaults(handler=cmd_delete)
+
+    p = actions.add_parser(
+        "bulk",
+        help="delete, rescope or forget many notes in one transaction, after a preview",
+        description="Lists the notes first and changes nothing without --yes. 'forget' "
+        "deletes the notes and erases their words for good (every version, and the "
+        "suggestion each came from); --about PHRASE takes every note holding the word or "
+        "phrase (closed ones too when forgetting).",
+    )
+    p.add_argument("action", choices=[a.value for a in BulkAction], help="what to do")
+    p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument("--note", action="append", default=[], metavar="NOTE", help=NOTE)
+    p.add_argument("--about", metavar="PHRASE", help="every note holding this word or phrase")
+    p.add_argument("--scope", help="rescope: the new scope (direct, unspecified or portable)")
+    p.add_argument("--reason", help="delete: why, kept in the audit log")
+    p.add_argument("--yes", action="store_true", help="apply the change the preview lists")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_bulk)
+
+
+def cmd_bulk(ctx: CommandContext) -> int:
+    args = ctx.args
+    action = BulkAction(args.action)
+    scope = parse_enum(Scope, args.scope, "scope") if args.scope else None
+    if bool(args.note) == bool(args.about):
+        raise InvalidInput("Name the notes with --note, or give --about PHRASE (not both).")
+    session = ctx.session(args.person)
+    if args.about:
+        shown = bulk_notes.about(session, args.about, action, scope)
+    else:
+        shown = bulk_notes.preview(session, args.note, action, scope)
+    if not args.yes:
+        if ctx.as_json:
+            emit_json(shown.to_json() | {"applied": False})
+            return 0
+        emit_line(shown.sentence())
+        emit_table(["id", "scope", "status", "text"], _listed(shown.notes))
+        if shown.skipped:
+            emit_line(f"Left alone ({len(shown.skipped)}): closed, or already so.")
+        emit_line("Nothing was changed: run again with --yes to apply it.")
+        return 0
+    done = bulk_notes.apply(session, shown, args.reason)
+    if ctx.as_json:
+        emit_json(done.to_json() | {"applied": True})
+    else:
+        emit_line(done.sentence)
+    return 0
+
+
+def _listed(notes_shown: Iterable[ListedNote]) -> list[tuple[str, ...]]:
+    return [(n.id, n.scope.value, n.status.value, shorten(n.text)) for n in notes_shown]
 
 
 def cmd_list(ctx: CommandContext) -> int:

@@ -25,6 +25,7 @@ from engram.model.event_bodies import (
     Contradicted,
     ConversationDeleted,
     Corrected,
+    Deleted,
     DigestLineAdded,
     ExtractionCheckpoint,
     ItemUsed,
@@ -197,6 +198,18 @@ def _closer(status: NoteStatus) -> Any:
         target.put_note(close_note(note, event, status, body.kept))
 
     return handle
+
+
+def _on_deleted(target: FoldTarget, event: Event) -> None:
+    """C2; a note forgotten (issue 21 item 7) when closed already keeps its closure, and
+    the change says its words went."""
+    body = body_as(event.body, Deleted)
+    note = _need(target, body.note, event)
+    if note.is_active or not body.shredded:
+        _closer(NoteStatus.DELETED)(target, event)
+        return
+    change = Change(event.seq, event.at, event.type, event.actor, "forgotten")
+    target.put_note(dataclasses.replace(note, changes=(*note.changes, change)))
 
 
 def _on_merged(target: FoldTarget, event: Event) -> None:
@@ -443,7 +456,7 @@ _HANDLERS: dict[EventType, Any] = {
     EventType.CONTRADICTED: _on_contradicted,
     EventType.CORRECTED: _on_corrected,
     EventType.SCOPE_CHANGED: _on_scope_changed,
-    EventType.DELETED: _closer(NoteStatus.DELETED),
+    EventType.DELETED: _on_deleted,
     EventType.MERGED: _on_merged,
     EventType.RETIRED: _closer(NoteStatus.RETIRED),
     EventType.DUPLICATE_REMOVED: _closer(NoteStatus.REMOVED),

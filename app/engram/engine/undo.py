@@ -18,7 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engram.model.event_bodies import Closed, Corrected, Reopened, ScopeChanged, Undone, body_as
+from engram.model.event_bodies import (
+    Closed,
+    Corrected,
+    Deleted,
+    Reopened,
+    ScopeChanged,
+    Undone,
+    body_as,
+)
 from engram.model.events import Event, EventType
 from engram.model.ids import NoteId
 from engram.model.notes import Note, NoteStatus
@@ -97,6 +105,8 @@ def undo_body(
         if not note.is_active or later:
             raise _changed_since(name)
         return Undone(change.seq, action, note=note.id, scope=scope_before(note, change.seq))
+    if isinstance(change.body, Deleted) and change.body.shredded:
+        raise CannotUndo("That note was forgotten: its words were erased, so it cannot come back.")
     undone_since = any(c.type is EventType.UNDONE and c.seq > change.seq for c in note.changes)
     if note.superseded_by is not None or undone_since:
         raise CannotUndo("That deletion was already undone.")

@@ -181,10 +181,22 @@ class Closed(EventBody):
         return present(self.note, self.kept)
 
 
+@dataclass(frozen=True, slots=True)
 class Deleted(Closed):
-    """C2: a person (or an agent, at their request) deletes a note."""
+    """C2: a person (or an agent, at their request) deletes a note. A note forgotten
+    (issue 21 item 7) also names the journal entries whose payloads — the words of each of
+    its versions and of the suggestions they came from — were shredded with it."""
 
-    __slots__ = ()
+    shredded: tuple[int, ...] = ()
+
+    def to_json(self) -> Json:
+        data = Closed.to_json(self)
+        return put(data, "shredded", list(self.shredded) if self.shredded else None)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        shredded = tuple(int(s) for s in data.get("shredded") or ())
+        return cls(NoteId(data["note"]), optional_note(data, "kept"), _revision(data), shredded)
 
 
 class Retired(Closed):

@@ -14,6 +14,7 @@ erasure chain) name them afterwards only by a keyed pseudonym (`pseudonyms`).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +81,22 @@ def shred_note_payloads(
         out.count("journal_payloads", conn.execute(delete(JP).where(*where)).rowcount)
     erasing(store, txn, out.needles)
     return seqs, out
+
+
+def shred_journal_payloads(
+    store: Store, txn: WriteTxn, person: PersonId, seqs: Collection[int]
+) -> Shredded:
+    """Delete the payloads of some of a person's journal entries (a note forgotten, issue 21
+    item 7): the chain keeps their hashes, the event that names them explains the gap."""
+    JP = schema.journal_payloads
+    out = Shredded()
+    wanted = sorted(set(seqs))
+    for start in range(0, len(wanted), 500):
+        where = (JP.c.person == person, JP.c.seq.in_(wanted[start : start + 500]))
+        out.needles += _capture(txn.conn, JP.c.sealed, *where)
+        out.count("journal_payloads", txn.conn.execute(delete(JP).where(*where)).rowcount)
+    erasing(store, txn, out.needles)
+    return out
 
 
 def shred_conversation(store: Store, txn: WriteTxn, conversation: ConversationId) -> Shredded:

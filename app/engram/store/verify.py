@@ -24,7 +24,7 @@ from sqlalchemy import Connection, exc, func, select
 from engram.engine.fold import FoldError, apply_event
 from engram.model.clock import to_micros
 from engram.model.errors import UnreadableData
-from engram.model.event_bodies import ConversationDeleted
+from engram.model.event_bodies import ConversationDeleted, Deleted
 from engram.model.ids import PersonId
 from engram.model.notes import PersonMemory
 from engram.store import (
@@ -236,7 +236,7 @@ def _journal(
             return None
         payloads.see(r.seq, declared, r.sealed)
         event = _event(r)
-        if isinstance(event.body, ConversationDeleted):
+        if isinstance(event.body, ConversationDeleted | Deleted):  # C4; a note forgotten
             payloads.removed.update(event.body.shredded)
         if fold_error is None:
             try:
