@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from engram.control.demo import build_demo
@@ -59,6 +59,8 @@ class FakePrompts:
     backup: str | None = None  # File › Restore from backup…: the backup chosen
     restore_to: str | None = None  # ... where it goes
     backup_secret: str | None = None  # ... and the passphrase typed for it
+    untick: set[str] = field(default_factory=set)  # a bulk preview's notes left alone
+    phrase: str | None = None  # Note › Forget everything about…
 
     def edit_text(self, current: str) -> str | None:
         self.asked.append(("edit_text", current))
@@ -71,6 +73,25 @@ class FakePrompts:
     def delete_reason(self, text: str) -> str | None:
         self.asked.append(("delete_reason", text))
         return self.reason
+
+    def bulk_preview(self, preview: Any) -> Any:
+        """The real preview dialog, its boxes unticked for the texts in `untick` as a
+        person would; its answer unless `reason` is None (Cancel)."""
+        from engram.gui.bulk_dialog import BulkPreviewDialog
+
+        dialog = BulkPreviewDialog(preview)
+        for i in range(dialog.list.count()):
+            item = dialog.list.item(i)
+            if item.text() in self.untick:
+                item.setCheckState(Qt.CheckState.Unchecked)
+        self.asked.append(("bulk_preview", (preview, dialog.apply.text())))
+        answer = None if self.reason is None else (dialog.answer()[0], self.reason)
+        dialog.deleteLater()
+        return answer
+
+    def phrase_to_forget(self) -> str | None:
+        self.asked.append(("phrase_to_forget", None))
+        return self.phrase
 
     def typed_confirm(self, title: str, html: str, expected: str, action: str) -> str | None:
         self.confirmations.append((title, html))

@@ -14,6 +14,7 @@ from engram.gui.controllers.audience import AudienceController
 from engram.gui.controllers.audit import AuditController
 from engram.gui.controllers.audit_log import AuditLogController
 from engram.gui.controllers.backup import BackupController
+from engram.gui.controllers.bulk import BulkNotesController
 from engram.gui.controllers.candidates import CandidatesController
 from engram.gui.controllers.conversations import ConversationsController
 from engram.gui.controllers.help import HelpController
@@ -97,6 +98,7 @@ class InspectorController(QObject):
         self.review = ReviewController(hub)
         self.memory_import = MemoryImportController(hub)
         self.undo = UndoController(hub, self.notes)
+        self.bulk = BulkNotesController(hub, self.notes)
         self.adding = AddingController(hub)
         self.help = HelpController(hub)
         self.backup = BackupController(hub, self.store_lock)

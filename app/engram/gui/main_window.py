@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         )
         self.table.setTabKeyNavigation(False)  # Tab leaves the table
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
@@ -226,6 +226,8 @@ class MainWindow(QMainWindow):
         self.edit_action = self._action("&Edit text…", "F2")
         self.scope_action = self._action("Change &scope…", "Ctrl+Shift+S")
         self.delete_action = self._action("&Delete note…", QKeySequence.StandardKey.Delete)
+        self.forget_action = self._action("&Forget selected notes…", None)  # issue 21 item 7
+        self.forget_about_action = self._action("Forget everything a&bout…", None)
         self.delete_conversation_action = self._action("Delete &conversation…", "Ctrl+Shift+D")
         self.erase_action = self._action("E&rase person…", "Ctrl+Shift+Del")
         self.verify_action = self._action("&Verify integrity", "Ctrl+I")
@@ -275,6 +277,9 @@ class MainWindow(QMainWindow):
                     self.edit_action,
                     self.scope_action,
                     self.delete_action,
+                    None,
+                    self.forget_action,
+                    self.forget_about_action,
                 ],
             ),
             (

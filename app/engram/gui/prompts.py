@@ -27,8 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engram.control.bulk_notes import BulkPreview
 from engram.control.turn_block import TurnSight
 from engram.gui.add_dialogs import AddNoteDialog, AddPersonDialog, NoteToAdd, SourceChoice
+from engram.gui.bulk_dialog import BulkPreviewDialog
 from engram.gui.dialogs import (
     ActorDialog,
     ChoiceDialog,
@@ -67,6 +69,8 @@ class PromptHost(Protocol):
     def edit_text(self, current: str) -> str | None: ...
     def choose_scope(self, current: Scope, text: str) -> Scope | None: ...
     def delete_reason(self, text: str) -> str | None: ...
+    def bulk_preview(self, preview: BulkPreview) -> tuple[BulkPreview, str] | None: ...
+    def phrase_to_forget(self) -> str | None: ...
     def typed_confirm(
         self, title: str, explanation_html: str, expected: str, action: str
     ) -> str | None: ...
@@ -160,6 +164,19 @@ class Prompts:
         """Confirm deleting the note showing `text`, with an optional reason ('' is fine)."""
         dialog = DeleteNoteDialog(text, self._top())
         return self._ask(dialog, lambda: dialog.reason.text().strip())
+
+    def bulk_preview(self, preview: BulkPreview) -> tuple[BulkPreview, str] | None:
+        """Many notes at once (issue 21 item 7): the preview, untick to leave one alone."""
+        dialog = BulkPreviewDialog(preview, self._top())
+        return self._ask(dialog, dialog.answer)
+
+    def phrase_to_forget(self) -> str | None:
+        """Note › Forget everything about…: the word or phrase."""
+        return self._reason(
+            "Forget everything about…",
+            "Every note holding this word or phrase is listed first; nothing changes until "
+            "you confirm.\nWord or phrase:",
+        )
 
     def typed_confirm(
         self, title: str, explanation_html: str, expected: str, action: str

@@ -32,6 +32,7 @@ class NotesController(PanelController):
     note_selected = Signal(str)  # at once, before its detail arrives
     detail_shown = Signal(str)
     rows_completed = Signal()  # a text search found the rest of its matches
+    many_requested = Signal(str)  # Delete or Change scope with several rows selected
 
     def __init__(self, hub: Hub) -> None:
         super().__init__(hub)
@@ -58,6 +59,7 @@ class NotesController(PanelController):
         f.time_travel.toggled.connect(self._time_travel_toggled)
         f.moment.dateTimeChanged.connect(lambda _m: self._search_timer.start())
         w.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        w.table.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
         w.table.horizontalHeader().sortIndicatorChanged.connect(self._sort_changed)
         w.find_action.triggered.connect(self._focus_search)
         w.time_travel_action.triggered.connect(f.time_travel.toggle)
@@ -147,10 +149,24 @@ class NotesController(PanelController):
         if isValid(self.w.filters.time_travel) and isValid(self.w.tabs):
             self._update_actions()
 
+    def selected_ids(self) -> list[str]:
+        """The ids of every selected row, top to bottom."""
+        rows = sorted({i.row() for i in self.w.table.selectionModel().selectedRows()})
+        found = (self.w.notes_model.note_at(r) for r in rows)
+        return [n.id for n in found if n is not None]
+
+    def _many(self) -> bool:
+        return len(self.w.table.selectionModel().selectedRows()) > 1 and self.moment() is None
+
     def _update_actions(self) -> None:
         editable, past = self._editable(), self.hub.frozen
-        for action in (self.w.edit_action, self.w.scope_action, self.w.delete_action):
-            offer(action, editable and self._in_view(), past)
+        many = self._many() and self.hub.session is not None
+        in_view = self._in_view()
+        offer(self.w.edit_action, editable and in_view, past)
+        for action in (self.w.scope_action, self.w.delete_action):
+            offer(action, (editable or many) and in_view, past)
+        offer(self.w.forget_action, (editable or many) and in_view, past)
+        offer(self.w.forget_about_action, self.hub.session is not None, past)
         detail = self.w.detail
         for button in (detail.edit_button, detail.scope_button, detail.delete_button):
             offer(button, editable, past)
@@ -389,7 +405,10 @@ class NotesController(PanelController):
         )
 
     def scope_selected(self) -> None:
-        """Change who the selected note may reach."""
+        """Change who the selected note may reach (several rows: each, after a preview)."""
+        if self._many():
+            self.many_requested.emit("rescope")
+            return
         target = self._active_detail()
         if target is None:
             return
@@ -407,7 +426,11 @@ class NotesController(PanelController):
         )
 
     def delete_selected(self) -> None:
-        """Delete the selected note: its interval closes, its record stays (C2)."""
+        """Delete the selected note: its interval closes, its record stays (C2). Several
+        rows: each, in one change, after a preview."""
+        if self._many():
+            self.many_requested.emit("delete")
+            return
         target = self._active_detail()
         if target is None:
             return

@@ -1,0 +1,78 @@
+"""Issue 21 item 7 in the window: several rows selected (Shift+Down, as people select),
+Delete lists them all in a preview and deletes the ones left ticked in one change; Note ›
+Forget everything about… finds the notes holding a word and erases their words."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, note_texts, unlock, wait_idle
+
+
+def _types(path: Path) -> list[str]:
+    with sqlite3.connect(path) as raw:
+        rows = raw.execute("select type from journal where person='maya' order by seq")
+        return [r[0] for r in rows]
+
+
+def _row(inspector: Inspector, text: str) -> int:
+    model = inspector.window.notes_model
+    return next(r for r in range(model.rowCount()) if model.index(r, 0).data() == text)
+
+
+def test_issue21_item7_shift_select_three_rows_delete_after_a_preview(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    table = inspector.window.table
+    start = _row(inspector, "Is vegetarian.")
+    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
+        table.selectRow(start)
+    table.setFocus()
+    for _ in range(2):
+        qtbot.keyClick(table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    wait_idle(qtbot, inspector)
+    model = inspector.window.notes_model
+    chosen = [model.index(start + i, 0).data() for i in range(3)]
+    assert len(inspector.controller.notes.selected_ids()) == 3
+    before = _types(demo_path)
+    inspector.prompts.untick = {chosen[1]}  # left alone in the preview
+    inspector.prompts.reason = "not so any more"
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT):
+        qtbot.keyClick(table, Qt.Key.Key_Delete)
+    wait_idle(qtbot, inspector)
+    name, (preview, button) = inspector.prompts.asked[-1]
+    assert name == "bulk_preview" and [n.text for n in preview.notes] == chosen
+    assert button == "&Delete 2 notes"
+    shown = note_texts(inspector)
+    assert chosen[0] not in shown and chosen[2] not in shown and chosen[1] in shown
+    assert _types(demo_path)[len(before) :][:2] == ["deleted", "deleted"]
+
+
+def test_issue21_item7_forget_everything_about_a_word(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    inspector.prompts.phrase = "garden"
+    inspector.prompts.reason = ""
+    with qtbot.waitSignal(inspector.controller.changed, timeout=SIGNAL_TIMEOUT * 3):
+        inspector.window.forget_about_action.trigger()
+    wait_idle(qtbot, inspector)
+    _, (preview, button) = inspector.prompts.asked[-1]
+    texts = {n.text for n in preview.notes}
+    assert "Leads the community garden project." in texts
+    assert all("garden" in t.casefold() for t in texts)
+    assert button.startswith("&Forget ")
+    assert not any("garden" in t.casefold() for t in note_texts(inspector))
+    assert "forgotten" in inspector.window.statusBar().currentMessage()
+    with sqlite3.connect(demo_path) as raw:
+        shredded = raw.execute(
+            "select count(*) from journal j where person='maya' and type in "
+            "('note_added','corrected') and not exists (select 1 from journal_payloads p "
+            "where p.person=j.person and p.seq=j.seq)"
+        ).fetchone()[0]
+    assert shredded >= len(texts)
