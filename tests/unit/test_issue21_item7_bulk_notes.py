@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engram.control import bulk_notes, candidates, notes, undo
+from engram.control.audit_sentences import describe
 from engram.control.bulk_notes import BulkAction
 from engram.control.session import PersonSession
 from engram.model.errors import NotFound, StateConflict
@@ -126,6 +127,7 @@ def test_issue21_item7_forget_erases_every_version_and_its_suggestion(ana: Perso
     with store.read() as conn:
         last = list(journal.events_of_types(conn, ANA, [EventType.DELETED]))[-1]
     assert isinstance(last.body, Deleted) and len(last.body.shredded) == 3
+    assert describe(last).startswith(f"forgot note {newer}: deleted it and erased its words")
     assert verify(store).ok  # the chain explains every payload it lost
     assert bulk_notes.about(ana, "tom").notes == ()  # nothing left to find
     change = undo.last_change(ana, 0)

@@ -78,6 +78,8 @@ def describe(
             return f"{first(body.old)} corrected as {other(body.note)}"
         case ScopeChanged():
             return f"{first(body.note)} made {body.scope}"
+        case Deleted(shredded=shredded) if shredded:  # issue 21 item 7
+            return f"forgot {first(body.note)}: deleted it and erased its words"
         case Deleted():
             return f"deleted {first(body.note)}"
         case Retired():
