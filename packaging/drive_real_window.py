@@ -268,6 +268,26 @@ def _drive(desk: Desk, check: Callable[[str, bool, str], None]) -> None:
     desk.keys("ctrl+t")
     time.sleep(2)
 
+    # 21.7: Shift+Down twice selects three rows; Delete lists all three in the real
+    # preview dialog; its mnemonic (Alt+D, "Delete 3 notes") deletes them in one change.
+    before = {n["id"]: n for n in desk.notes()}
+    desk.click(*FIRST_NOTE_ROW)
+    time.sleep(1.0)
+    desk.keys("shift+Down", "shift+Down", "Delete")
+    desk.wait_for(lambda: desk.active_title() == "Delete notes", "the bulk preview")
+    desk.shot("bulk-preview")
+    bulk_dialog = desk.active_title()
+    desk.keys("alt+d")
+    time.sleep(2.5)
+    desk.shot("bulk-deleted")
+    after = {n["id"]: n for n in desk.notes()}
+    closed = [n for i, n in after.items() if before[i].get("valid_to") != n.get("valid_to")]
+    check(
+        "three rows selected with Shift+Down, previewed, deleted together",
+        bulk_dialog == "Delete notes" and len(closed) == 3,
+        f"dialog {bulk_dialog!r}, closed {[n.get('text') for n in closed]}",
+    )
+
     # 17.14: Save access report… through the real file dialog, written in the background
     # (the jobs strip), then checked by `engram verify-report` on the file.
     report = desk.work / "home" / "maya-report.pdf"

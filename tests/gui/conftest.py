@@ -93,6 +93,10 @@ class FakePrompts:
         self.asked.append(("phrase_to_forget", None))
         return self.phrase
 
+    def filter_name(self) -> str | None:
+        self.asked.append(("filter_name", None))
+        return self.phrase
+
     def typed_confirm(self, title: str, html: str, expected: str, action: str) -> str | None:
         self.confirmations.append((title, html))
         return self.typed

@@ -4,13 +4,26 @@ Forget everything about… finds the notes holding a word and erases their words
 
 from __future__ import annotations
 
+import io
 import sqlite3
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 
-from tests.gui.conftest import SIGNAL_TIMEOUT, Inspector, note_texts, unlock, wait_idle
+from engram.cli.main import main as cli_main
+from tests.conftest import PASSPHRASE
+from tests.gui.conftest import (
+    SIGNAL_TIMEOUT,
+    FakePrompts,
+    Inspector,
+    _inspector,
+    note_texts,
+    open_person,
+    unlock,
+    wait_idle,
+)
 
 
 def _types(path: Path) -> list[str]:
@@ -76,3 +89,53 @@ def test_issue21_item7_forget_everything_about_a_word(
             "where p.person=j.person and p.seq=j.seq)"
         ).fetchone()[0]
     assert shredded >= len(texts)
+
+
+def test_issue21_item7_new_since_last_visit_shows_what_was_learned_meanwhile(
+    qtbot: Any, inspector: Inspector, demo_path: Path, monkeypatch: Any
+) -> None:
+    with qtbot.waitSignal(inspector.controller.visits.marked, timeout=SIGNAL_TIMEOUT):
+        unlock(qtbot, inspector, demo_path)
+    since = inspector.window.filters.since
+    assert not since.isEnabled() and "first visit" in since.toolTip()
+    open_person(qtbot, inspector, "sam")  # maya's visit is over
+    # Meanwhile an agent, in another process, learns something about maya.
+    monkeypatch.setenv("GUI_TEST_PASSPHRASE", PASSPHRASE)
+    base = ["--store", str(demo_path), "--passphrase-env", "GUI_TEST_PASSPHRASE"]
+    add = ["notes", "add", "--person", "maya", "--kind", "fact", "--scope", "direct"]
+    with redirect_stdout(io.StringIO()):
+        assert cli_main([*base, *add, "--text", "Started learning the cello."]) == 0
+    with qtbot.waitSignal(inspector.controller.visits.marked, timeout=SIGNAL_TIMEOUT):
+        open_person(qtbot, inspector, "maya")
+    assert since.isEnabled() and not since.isChecked()
+    assert len(note_texts(inspector)) > 1
+    with qtbot.waitSignal(inspector.controller.notes_shown, timeout=SIGNAL_TIMEOUT):
+        qtbot.mouseClick(since, Qt.MouseButton.LeftButton, pos=since.rect().center())
+    wait_idle(qtbot, inspector)
+    assert note_texts(inspector) == ["Started learning the cello."]
+    assert inspector.window.filters.count.text() == "1 note"
+
+
+def test_issue21_item7_a_saved_filter_survives_a_new_window(
+    qtbot: Any, tmp_path: Path, demo_path: Path
+) -> None:
+    windows = _inspector(qtbot, tmp_path, FakePrompts(), None)
+    first = next(windows)
+    unlock(qtbot, first, demo_path)
+    f = first.window.filters
+    f.scope.setCurrentIndex(f.scope.findData(["portable"]))
+    qtbot.keyClicks(f.search, "garden")
+    first.prompts.phrase = "Portable garden notes"
+    f.save_button.click()
+    assert "Portable garden notes" in first.window.statusBar().currentMessage()
+    windows.close()  # the window locks and goes
+
+    again = next(_inspector(qtbot, tmp_path, FakePrompts(), None))
+    unlock(qtbot, again, demo_path)
+    g = again.window.filters
+    assert g.search.text() == "" and g.saved.count() == 2
+    with qtbot.waitSignal(again.controller.notes_shown, timeout=SIGNAL_TIMEOUT):
+        g.saved.activated.emit(g.saved.findData("Portable garden notes"))
+    wait_idle(qtbot, again)
+    assert g.search.text() == "garden" and g.scope.currentData() == ["portable"]
+    assert note_texts(again) == ["Leads the community garden project."]

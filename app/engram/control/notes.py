@@ -285,10 +285,12 @@ def notes_then(
         memory, memo = then
         ordered = _listed(memory, memo)
     keep = keeps(note_filter)
-    if not needle:
+    if not needle and note_filter.created_after_seq is None:
         if "counts" not in memo:
             memo["counts"] = facet_counts(ordered)
         return LazyMatches(ordered, keep, counted(memo["counts"], note_filter))
+    if not needle:  # notes created since a point: few, found at once
+        return HeldPages([n for n in ordered if keep(n)])
     if "texts" not in memo:
         with note_cache.person_notes(session.store, session.person, texts=True) as cache:
             memo["texts"] = _texts_beside(session, cache, [n.id for n in ordered])

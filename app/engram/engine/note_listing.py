@@ -37,21 +37,24 @@ def filter_key(f: NoteFilter) -> tuple[object, ...]:
             return None
         return tuple(sorted(getattr(c, "value", str(c)) for c in chosen))  # type: ignore[attr-defined]
 
-    return values(f.statuses), values(f.scopes), values(f.kinds), f.order, f.descending
+    kept = values(f.statuses), values(f.scopes), values(f.kinds)
+    return (*kept, f.order, f.descending, f.created_after_seq)
 
 
 def keeps(f: NoteFilter) -> Callable[[Note], bool]:
     """Whether a note passes the filter's status, scope and kind (any order)."""
-    statuses, scopes, kinds = f.statuses, f.scopes, f.kinds
+    statuses, scopes, kinds, after = f.statuses, f.scopes, f.kinds, f.created_after_seq
     return lambda n: (
         (statuses is None or n.status in statuses)
         and (scopes is None or n.scope in scopes)
         and (kinds is None or n.kind in kinds)
+        and (after is None or n.created_seq > after)
     )
 
 
 def counted(counts: Counter[FacetKey], f: NoteFilter) -> int:
-    """How many notes pass the filter, from the counts alone."""
+    """How many notes pass the filter's status, scope and kind, from the counts alone (a
+    filter by creation is counted by its caller)."""
     statuses = None if f.statuses is None else {s.value for s in f.statuses}
     scopes = None if f.scopes is None else {s.value for s in f.scopes}
     kinds = None if f.kinds is None else {k.value for k in f.kinds}

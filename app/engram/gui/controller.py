@@ -25,10 +25,12 @@ from engram.gui.controllers.people import PeopleController
 from engram.gui.controllers.person_actions import PersonActionsController
 from engram.gui.controllers.recent import RecentStoresMenu
 from engram.gui.controllers.review import ReviewController
+from engram.gui.controllers.saved_filters import SavedFiltersController
 from engram.gui.controllers.store_key import StoreKeyController
 from engram.gui.controllers.store_lock import StoreLockController
 from engram.gui.controllers.timeline import TimelineController
 from engram.gui.controllers.undo import UndoController
+from engram.gui.controllers.visits import VisitsController
 from engram.gui.idle_lock import DEFAULT_MINUTES, IdleLock
 from engram.gui.main_window import MainWindow
 from engram.gui.prompts import PromptHost, Prompts
@@ -99,6 +101,8 @@ class InspectorController(QObject):
         self.memory_import = MemoryImportController(hub)
         self.undo = UndoController(hub, self.notes)
         self.bulk = BulkNotesController(hub, self.notes)
+        self.visits = VisitsController(hub, self.notes, settings)
+        self.saved_filters = SavedFiltersController(hub, self.notes, settings)
         self.adding = AddingController(hub)
         self.help = HelpController(hub)
         self.backup = BackupController(hub, self.store_lock)

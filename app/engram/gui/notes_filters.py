@@ -76,10 +76,27 @@ class NotesFilterBar(QWidget):
         self.moment.setTimeZone(QTimeZone.utc())
         describe(self.moment, "The moment to see the notes as of (UTC)")
         self.moment.setEnabled(False)
+        # Issue 21 item 7: only what was learned since this person was last opened here.
+        self.since = QCheckBox("New since last visit")
+        describe(self.since, "Show only notes added since you last opened this person here")
+        self.since.setEnabled(False)
+        self.last_visit: int | None = None  # the journal entry the last visit saw last
         self.count = QLabel("")
         self.count.setAccessibleName("How many notes are listed")
         self.count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        rows.addWidget(self.search)
+        # Saved filters (issue 21 item 7): kept on this computer, chosen from the list.
+        self.saved = QComboBox()
+        describe(self.saved, "Saved filters", "Set the filters to one saved before")
+        self.saved.addItem("Saved filters", None)
+        self.save_button = QPushButton("Save filter…")
+        describe(self.save_button, "Save these filters under a name")
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.search, 1)
+        top.addWidget(self.since)
+        top.addWidget(self.saved)
+        top.addWidget(self.save_button)
+        rows.addLayout(top)
         filters = QHBoxLayout()
         filters.setContentsMargins(0, 0, 0, 0)
         for widget in (self.status, self.scope, self.kind, self.time_travel, self.moment):
@@ -96,17 +113,58 @@ class NotesFilterBar(QWidget):
             or self.scope.currentIndex()
             or self.kind.currentIndex()
             or self.time_travel.isChecked()
+            or self.since.isChecked()
         )
-        for widget in (self.search, self.status, self.scope, self.kind, self.time_travel):
+        widgets = (self.search, self.status, self.scope, self.kind, self.time_travel, self.since)
+        for widget in widgets:
             widget.blockSignals(True)
         self.search.clear()
         for combo in (self.status, self.scope, self.kind):
             combo.setCurrentIndex(0)
         self.time_travel.setChecked(False)
+        self.since.setChecked(False)
+        self.since.setEnabled(False)  # until the next person's last visit is known
+        self.last_visit = None
         self.moment.setEnabled(False)
-        for widget in (self.search, self.status, self.scope, self.kind, self.time_travel):
+        for widget in widgets:
             widget.blockSignals(False)
         return was_set
+
+    def state(self) -> dict[str, object]:
+        """What is set, to save under a name."""
+        return {
+            "search": self.search.text(),
+            "status": self.status.currentIndex(),
+            "scope": self.scope.currentIndex(),
+            "kind": self.kind.currentIndex(),
+            "since": self.since.isChecked(),
+        }
+
+    def restore(self, state: dict[str, object]) -> bool:
+        """Set what a saved filter holds, silently (the caller lists once). Whether all of
+        it could be set ("new since last visit" needs a last visit)."""
+        widgets = (self.search, self.status, self.scope, self.kind, self.since)
+        for widget in widgets:
+            widget.blockSignals(True)
+        self.search.setText(str(state.get("search", "")))
+        for combo, key in ((self.status, "status"), (self.scope, "scope"), (self.kind, "kind")):
+            index = state.get(key, 0)
+            combo.setCurrentIndex(index if isinstance(index, int) and index < combo.count() else 0)
+        wanted = bool(state.get("since"))
+        self.since.setChecked(wanted and self.since.isEnabled())
+        for widget in widgets:
+            widget.blockSignals(False)
+        return not wanted or self.since.isEnabled()
+
+    def set_last_visit(self, seq: int | None, person: str) -> None:
+        """Where this person's last visit here ended (None: the first visit)."""
+        self.last_visit = seq
+        self.since.setEnabled(seq is not None)
+        self.since.setToolTip(
+            f"Show only notes added since you last opened {person} on this computer"
+            if seq is not None
+            else f"This is your first visit to {person} on this computer"
+        )
 
 
 class TimeTravelBanner(QFrame):

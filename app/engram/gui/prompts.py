@@ -71,6 +71,7 @@ class PromptHost(Protocol):
     def delete_reason(self, text: str) -> str | None: ...
     def bulk_preview(self, preview: BulkPreview) -> tuple[BulkPreview, str] | None: ...
     def phrase_to_forget(self) -> str | None: ...
+    def filter_name(self) -> str | None: ...
     def typed_confirm(
         self, title: str, explanation_html: str, expected: str, action: str
     ) -> str | None: ...
@@ -177,6 +178,10 @@ class Prompts:
             "Every note holding this word or phrase is listed first; nothing changes until "
             "you confirm.\nWord or phrase:",
         )
+
+    def filter_name(self) -> str | None:
+        """Save filter…: the name to keep the notes filters under."""
+        return self._reason("Save filter", "Save these filters as:")
 
     def typed_confirm(
         self, title: str, explanation_html: str, expected: str, action: str

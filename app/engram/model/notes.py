@@ -169,6 +169,8 @@ class NoteFilter:
     kinds: Collection[Kind] | None = None
     order: str = "rank"
     descending: bool = False
+    # Only notes created after this journal entry ("learned since my last visit").
+    created_after_seq: int | None = None
 
 
 EVERY_NOTE = NoteFilter(statuses=None, order="created")

@@ -44,7 +44,7 @@ SORTABLE = {
 }
 
 
-def _filtered(query: Select[Any], person: PersonId, f: NoteFilter) -> Select[Any]:
+def _where(query: Select[Any], person: PersonId, f: NoteFilter) -> Select[Any]:
     query = query.where(N.c.person == person)
     if f.statuses is not None:
         query = query.where(N.c.status.in_([s.value for s in f.statuses]))
@@ -52,6 +52,13 @@ def _filtered(query: Select[Any], person: PersonId, f: NoteFilter) -> Select[Any
         query = query.where(N.c.scope.in_([s.value for s in f.scopes]))
     if f.kinds is not None:
         query = query.where(N.c.kind.in_([k.value for k in f.kinds]))
+    if f.created_after_seq is not None:
+        query = query.where(N.c.created_seq > f.created_after_seq)
+    return query
+
+
+def _filtered(query: Select[Any], person: PersonId, f: NoteFilter) -> Select[Any]:
+    query = _where(query, person, f)
     if f.order == "rank":
         return query.order_by(*RANK_ORDER)
     column = SORTABLE[f.order]
@@ -111,7 +118,11 @@ def unscoped_notes_by_ids(conn: Connection, person: PersonId, ids: Sequence[Note
 
 
 def count_notes(conn: Connection, person: PersonId, f: NoteFilter = EVERY_NOTE) -> int:
-    """How many notes match the filter, from the kept counts (no index walk)."""
+    """How many notes match the filter, from the kept counts (no index walk); notes
+    created since a point are counted along ix_note_created."""
+    if f.created_after_seq is not None:
+        counting = _where(select(func.count()).select_from(N), person, f)
+        return int(conn.execute(counting).scalar_one())
     C = schema.note_counts
     query = select(func.coalesce(func.sum(C.c.n), 0)).where(C.c.person == person)
     if f.statuses is not None:

@@ -57,6 +57,7 @@ class NotesController(PanelController):
         for combo in (f.status, f.scope, f.kind):
             combo.currentIndexChanged.connect(lambda _i: self.refresh_notes())
         f.time_travel.toggled.connect(self._time_travel_toggled)
+        f.since.toggled.connect(lambda _on: self.refresh_notes())
         f.moment.dateTimeChanged.connect(lambda _m: self._search_timer.start())
         w.table.selectionModel().currentRowChanged.connect(self._row_changed)
         w.table.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
@@ -190,6 +191,7 @@ class NotesController(PanelController):
             kinds=None if kinds is None else [Kind(k) for k in kinds],
             order=order,
             descending=descending,
+            created_after_seq=f.last_visit if f.since.isChecked() else None,
         )
 
     def moment(self) -> datetime | None:

@@ -1,0 +1,65 @@
+"""Saved filters (issue 21 item 7): the notes filters set now, saved under a name on this
+computer (QSettings), and set again by choosing the name from the list beside the search
+field. Saving under a name already used replaces it."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QObject, QSettings
+
+from engram.gui.controllers.hub import Hub
+from engram.gui.controllers.notes import NotesController
+
+KEY = "notes/saved_filters"
+MAX_NAME_CHARS = 80
+
+
+class SavedFiltersController(QObject):
+    def __init__(self, hub: Hub, notes: NotesController, settings: QSettings) -> None:
+        super().__init__(hub)
+        self.hub, self.notes, self.settings = hub, notes, settings
+        f = hub.w.filters
+        f.save_button.clicked.connect(self.save)
+        f.saved.activated.connect(self._chosen)
+        self._fill()
+
+    def _saved(self) -> dict[str, dict[str, object]]:
+        try:
+            found = json.loads(str(self.settings.value(KEY, "{}")))
+        except ValueError:
+            return {}  # a settings file edited by hand: start again rather than fail
+        return found if isinstance(found, dict) else {}
+
+    def _fill(self) -> None:
+        combo = self.hub.w.filters.saved
+        combo.blockSignals(True)
+        while combo.count() > 1:
+            combo.removeItem(1)
+        for name in sorted(self._saved(), key=str.casefold):
+            combo.addItem(name, name)
+        combo.setCurrentIndex(0)
+        combo.blockSignals(False)
+
+    def save(self) -> None:
+        name = self.hub.ask(lambda p: p.filter_name(), "the filters were not saved.")
+        if not name:
+            return
+        name = " ".join(name.split())[:MAX_NAME_CHARS]
+        saved = self._saved()
+        saved[name] = self.hub.w.filters.state()
+        self.settings.setValue(KEY, json.dumps(saved))
+        self._fill()
+        self.hub.status(f"Filters saved as “{name}”; choose it from Saved filters.")
+
+    def _chosen(self, index: int) -> None:
+        f = self.hub.w.filters
+        name = f.saved.itemData(index)
+        f.saved.setCurrentIndex(0)  # the list is a menu of names, not a state
+        state = self._saved().get(str(name)) if name else None
+        if state is None:
+            return
+        whole = f.restore(state)
+        self.notes.refresh_notes()
+        if not whole:
+            self.hub.status(f"“{name}” set; “New since last visit” waits for a last visit.")
