@@ -79,7 +79,6 @@ class NotesFilterBar(QWidget):
         # Issue 21 item 7: only what was learned since this person was last opened here.
         self.since = QCheckBox("New since last visit")
         describe(self.since, "Show only notes added since you last opened this person here")
-        self.since.setEnabled(False)
         self.last_visit: int | None = None  # the journal entry the last visit saw last
         self.count = QLabel("")
         self.count.setAccessibleName("How many notes are listed")
@@ -123,8 +122,7 @@ class NotesFilterBar(QWidget):
             combo.setCurrentIndex(0)
         self.time_travel.setChecked(False)
         self.since.setChecked(False)
-        self.since.setEnabled(False)  # until the next person's last visit is known
-        self.last_visit = None
+        self.last_visit = None  # until the next person's last visit is known
         self.moment.setEnabled(False)
         for widget in widgets:
             widget.blockSignals(False)
@@ -140,9 +138,8 @@ class NotesFilterBar(QWidget):
             "since": self.since.isChecked(),
         }
 
-    def restore(self, state: dict[str, object]) -> bool:
-        """Set what a saved filter holds, silently (the caller lists once). Whether all of
-        it could be set ("new since last visit" needs a last visit)."""
+    def restore(self, state: dict[str, object]) -> None:
+        """Set what a saved filter holds, silently (the caller lists once)."""
         widgets = (self.search, self.status, self.scope, self.kind, self.since)
         for widget in widgets:
             widget.blockSignals(True)
@@ -150,20 +147,18 @@ class NotesFilterBar(QWidget):
         for combo, key in ((self.status, "status"), (self.scope, "scope"), (self.kind, "kind")):
             index = state.get(key, 0)
             combo.setCurrentIndex(index if isinstance(index, int) and index < combo.count() else 0)
-        wanted = bool(state.get("since"))
-        self.since.setChecked(wanted and self.since.isEnabled())
+        self.since.setChecked(bool(state.get("since")))
         for widget in widgets:
             widget.blockSignals(False)
-        return not wanted or self.since.isEnabled()
 
     def set_last_visit(self, seq: int | None, person: str) -> None:
-        """Where this person's last visit here ended (None: the first visit)."""
+        """Where this person's last visit here ended (None: the first visit, when every
+        note is new)."""
         self.last_visit = seq
-        self.since.setEnabled(seq is not None)
         self.since.setToolTip(
             f"Show only notes added since you last opened {person} on this computer"
             if seq is not None
-            else f"This is your first visit to {person} on this computer"
+            else f"This is your first visit to {person} on this computer: every note is new"
         )
 
 

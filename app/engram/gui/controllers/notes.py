@@ -191,7 +191,7 @@ class NotesController(PanelController):
             kinds=None if kinds is None else [Kind(k) for k in kinds],
             order=order,
             descending=descending,
-            created_after_seq=f.last_visit if f.since.isChecked() else None,
+            created_after_seq=(f.last_visit or 0) if f.since.isChecked() else None,
         )
 
     def moment(self) -> datetime | None:

@@ -59,7 +59,6 @@ class SavedFiltersController(QObject):
         state = self._saved().get(str(name)) if name else None
         if state is None:
             return
-        whole = f.restore(state)
+        f.restore(state)
         self.notes.refresh_notes()
-        if not whole:
-            self.hub.status(f"“{name}” set; “New since last visit” waits for a last visit.")
+        self.hub.status(f"Filters set as saved in “{name}”.")
