@@ -5,6 +5,9 @@ words (every version's, and the suggestion's they were approved from) for good (
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
 import pytest
 
 from engram.control import bulk_notes, candidates, notes, undo
@@ -15,7 +18,7 @@ from engram.model.errors import NotFound, StateConflict
 from engram.model.event_bodies import Deleted
 from engram.model.events import Cause, EventType
 from engram.model.ids import PersonId
-from engram.model.notes import NoteStatus
+from engram.model.notes import NoteFilter, NoteStatus
 from engram.model.scope import Kind, Scope
 from engram.runtime.conversations import append_turn, start_conversation
 from engram.runtime.note_writes import NoteDraft, suggestion
@@ -149,3 +152,18 @@ def test_issue21_item7_a_closed_note_forgotten_stays_closed(ana: PersonSession) 
         reasons = journal.texts(ana.store, conn, ANA, [note.closure.seq])  # type: ignore[union-attr]
     assert set(reasons.values()) == {None}  # the reason named the bakery too
     assert verify(ana.store).ok
+
+
+def test_issue21_item7_notes_created_after_a_point_listed_counted_and_in_the_past(
+    ana: PersonSession, clock: Any
+) -> None:
+    _add(ana, "Old news.")
+    mark = _head(ana)
+    clock.advance(timedelta(minutes=1))
+    fresh = [_add(ana, f"Fresh {i}.") for i in range(2)]
+    since = NoteFilter(created_after_seq=mark, order="created")
+    total, listed = notes.page(ana, since, offset=0, limit=10)
+    assert total == 2 and [n.id for n in listed] == fresh
+    clock.advance(timedelta(minutes=1))
+    then = notes.notes_then(ana, clock.now(), since)
+    assert then.total == 2 and [n.id for n in then.page(0, 10)] == fresh
