@@ -133,9 +133,12 @@ def test_issue21_item7_a_saved_filter_survives_a_new_window(
     again = next(_inspector(qtbot, tmp_path, FakePrompts(), None))
     unlock(qtbot, again, demo_path)
     g = again.window.filters
-    assert g.search.text() == "" and g.saved.count() == 2
+    assert g.search.text() == "" and g.saved.count() == 3  # the name, and Remove…
     with qtbot.waitSignal(again.controller.notes_shown, timeout=SIGNAL_TIMEOUT):
         g.saved.activated.emit(g.saved.findData("Portable garden notes"))
     wait_idle(qtbot, again)
     assert g.search.text() == "garden" and g.scope.currentData() == ["portable"]
     assert note_texts(again) == ["Leads the community garden project."]
+    again.prompts.chosen = "Portable garden notes"  # Remove a saved filter…, then its name
+    g.saved.activated.emit(g.saved.count() - 1)
+    assert g.saved.count() == 1 and "was removed" in again.window.statusBar().currentMessage()

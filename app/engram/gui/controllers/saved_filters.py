@@ -1,6 +1,7 @@
 """Saved filters (issue 21 item 7): the notes filters set now, saved under a name on this
 computer (QSettings), and set again by choosing the name from the list beside the search
-field. Saving under a name already used replaces it."""
+field. Saving under a name already used replaces it; "Remove a saved filter…", last in
+the list, takes one away."""
 
 from __future__ import annotations
 
@@ -36,8 +37,11 @@ class SavedFiltersController(QObject):
         combo.blockSignals(True)
         while combo.count() > 1:
             combo.removeItem(1)
-        for name in sorted(self._saved(), key=str.casefold):
+        names = sorted(self._saved(), key=str.casefold)
+        for name in names:
             combo.addItem(name, name)
+        if names:
+            combo.addItem("Remove a saved filter…", "")
         combo.setCurrentIndex(0)
         combo.blockSignals(False)
 
@@ -56,9 +60,26 @@ class SavedFiltersController(QObject):
         f = self.hub.w.filters
         name = f.saved.itemData(index)
         f.saved.setCurrentIndex(0)  # the list is a menu of names, not a state
+        if name == "":
+            self._remove()
+            return
         state = self._saved().get(str(name)) if name else None
         if state is None:
             return
         f.restore(state)
         self.notes.refresh_notes()
         self.hub.status(f"Filters set as saved in “{name}”.")
+
+    def _remove(self) -> None:
+        saved = self._saved()
+        choices = [(name, name) for name in sorted(saved, key=str.casefold)]
+        name = self.hub.ask(
+            lambda p: p.choose("Remove a saved filter", "Which saved filter should go?", choices),
+            "no saved filter was removed.",
+        )
+        if name is None or name not in saved:
+            return
+        del saved[name]
+        self.settings.setValue(KEY, json.dumps(saved))
+        self._fill()
+        self.hub.status(f"The saved filter “{name}” was removed.")
