@@ -19,6 +19,7 @@ from tests.gui.conftest import (
     FakePrompts,
     Inspector,
     _inspector,
+    long_job,
     note_texts,
     open_person,
     unlock,
@@ -64,6 +65,53 @@ def test_issue21_item7_shift_select_three_rows_delete_after_a_preview(
     shown = note_texts(inspector)
     assert chosen[0] not in shown and chosen[2] not in shown and chosen[1] in shown
     assert _types(demo_path)[len(before) :][:2] == ["deleted", "deleted"]
+
+    # Ctrl+Z takes back the whole change, not only its last note.
+    undo = inspector.window.undo_action
+    qtbot.waitUntil(lambda: undo.text() == "Undo deletion of 2 notes", timeout=SIGNAL_TIMEOUT)
+    deleted = len(_types(demo_path))
+    with qtbot.waitSignal(inspector.controller.undo.undone, timeout=SIGNAL_TIMEOUT):
+        qtbot.keyClick(table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    wait_idle(qtbot, inspector)
+    assert set(chosen) <= set(note_texts(inspector))
+    assert _types(demo_path)[deleted:] == ["undone", "undone"]
+    assert "Undid the deletion of 2 notes" in inspector.window.statusBar().currentMessage()
+
+
+def test_issue21_item7_a_bulk_deletion_asked_for_during_a_long_job_keeps_its_rows(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    """Delete pressed on three selected rows while a long job holds the worker, then the
+    selection moves before the job ends: the preview, when it comes, lists the three rows
+    that were selected when the key was pressed, and only they are deleted."""
+    unlock(qtbot, inspector, demo_path)
+    table = inspector.window.table
+    start = _row(inspector, "Is vegetarian.")
+    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
+        table.selectRow(start)
+    table.setFocus()
+    for _ in range(2):
+        qtbot.keyClick(table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    wait_idle(qtbot, inspector)
+    model = inspector.window.notes_model
+    chosen = [model.index(start + i, 0).data() for i in range(3)]
+    inspector.prompts.reason = ""
+    with long_job(inspector) as release:
+        qtbot.keyClick(table, Qt.Key.Key_Delete)
+        qtbot.keyClick(table, Qt.Key.Key_Up)  # one row, another one, selected meanwhile
+        qtbot.keyClick(table, Qt.Key.Key_Up)
+        assert not any(name == "bulk_preview" for name, _ in inspector.prompts.asked)
+        release.set()
+    qtbot.waitUntil(
+        lambda: any(name == "bulk_preview" for name, _ in inspector.prompts.asked),
+        timeout=SIGNAL_TIMEOUT,
+    )
+    wait_idle(qtbot, inspector)
+    _, (preview, button) = inspector.prompts.asked[-1]
+    assert [n.text for n in preview.notes] == chosen and button == "&Delete 3 notes"
+    shown = note_texts(inspector)
+    assert not set(chosen) & set(shown)
+    assert model.index(start - 1, 0).data() in shown  # the row selected meanwhile stays
 
 
 def test_issue21_item7_forget_everything_about_a_word(

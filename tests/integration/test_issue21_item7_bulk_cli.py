@@ -36,3 +36,29 @@ def test_issue21_item7_notes_bulk_previews_then_forgets(cli: Any) -> None:
 
     both = cli("notes", "bulk", "delete", "--about", "x", "--note", kept, "--person", "ana")
     assert both.code != 0 and "not both" in both.err
+
+
+def test_issue21_item7_notes_undo_names_then_takes_back_a_whole_bulk_change(cli: Any) -> None:
+    assert cli("init", "--json").code == 0
+    ids = [_add(cli, f"Keeps bees number {i}.") for i in range(3)]
+    notes = [a for i in ids for a in ("--note", i)]
+    staff = ["--actor", "staff:dana"]
+    assert cli("notes", "bulk", "delete", *notes, "--person", "ana", "--yes", *staff).code == 0
+    assert cli("notes", "list", "--person", "ana", "--json").json() == []
+
+    named = cli("notes", "undo", "--person", "ana", *staff)
+    assert named.code == 0, named.err
+    assert "Undo deletion of 3 notes, made " in named.out
+    assert "Nothing was changed" in named.out
+    assert cli("notes", "list", "--person", "ana", "--json").json() == []
+
+    other = cli("notes", "undo", "--person", "ana", "--actor", "staff:lee")
+    assert other.code != 0 and "no change by lee (staff)" in other.err
+
+    done = cli("notes", "undo", "--person", "ana", "--yes", "--json", *staff)
+    assert done.code == 0, done.err
+    assert done.json()["notes"] == 3 and done.json()["applied"] is True
+    listed = cli("notes", "list", "--person", "ana", "--json").json()
+    assert {n["id"] for n in listed} == set(ids)
+    again = cli("notes", "undo", "--person", "ana", *staff)
+    assert again.code != 0 and "an undo itself is not undone" in again.err

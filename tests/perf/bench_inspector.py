@@ -133,8 +133,9 @@ def build(path: Path, notes: int) -> float:
 
 class StackWatch:
     """With BENCH_STACKS set: a thread that, whenever the UI thread's heartbeat is late by
-    more than 50 ms, prints what the UI thread is running (and every worker), to find what
-    blocks. It needs the GIL itself, so a block that holds it is seen as it ends.
+    more than 60 ms (or BENCH_STACKS=N ms), prints what the UI thread is running (and every
+    worker), to find what blocks. It needs the GIL itself, so a block that holds it is seen
+    as it ends.
 
     The stacks come from faulthandler, which reads them without making frame objects: a
     frame held by this thread would keep its locals (a QPainter in a paintEvent) alive past
@@ -145,7 +146,9 @@ class StackWatch:
         self.ui = threading.get_ident()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._watch, daemon=True)
-        if os.environ.get("BENCH_STACKS"):
+        wanted = os.environ.get("BENCH_STACKS", "")
+        self.late_ms = int(wanted) if wanted.isdigit() and int(wanted) > 1 else 60
+        if wanted:
             self.thread.start()
 
     def _watch(self) -> None:
@@ -153,7 +156,7 @@ class StackWatch:
         with tempfile.TemporaryFile("w+") as dump:
             while not self.stop.wait(0.02):
                 late = self.beat.clock.elapsed() - self.beat.last
-                if late > 60 and self.beat.last != seen:
+                if late > self.late_ms and self.beat.last != seen:
                     seen = self.beat.last
                     dump.seek(0)
                     dump.truncate()

@@ -1,4 +1,5 @@
-"""`engram notes …`: list, show, add, edit, delete a person's notes, and many at once."""
+"""`engram notes …`: list, show, add, edit, delete a person's notes, many at once, and undo
+the last change."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ from engram.cli.output import (
     emit_table,
     shorten,
 )
-from engram.control import bulk_notes, notes
+from engram.control import bulk_notes, notes, undo
 from engram.control.bulk_notes import BulkAction, ListedNote
 from engram.control.note_stream import stream_notes
 from engram.control.views import NoteView
-from engram.control.wording import percent
+from engram.control.wording import actor_named, percent
 from engram.model.clock import iso, parse_time
-from engram.model.errors import InvalidInput
+from engram.model.errors import InvalidInput, NotFound
 from engram.model.ids import ConversationId
 from engram.model.scope import Durability, Kind, Scope, parse_enum
 from engram.runtime.note_writes import MAX_NOTE_CHARS
@@ -105,6 +106,19 @@ def register(commands: Any) -> None:
     add_json_flag(p)
     p.set_defaults(handler=cmd_bulk)
 
+    p = actions.add_parser(
+        "undo",
+        help="name, then undo, the acting person's last change to these notes",
+        description="Names the last edit, change of scope, deletion or decision on a "
+        "suggestion that --actor made to the person's notes, and changes nothing without "
+        "--yes. A change of many notes at once is undone whole. The undo is a new step in "
+        "the journal: the audit log keeps both.",
+    )
+    p.add_argument("--person", required=True, help=PERSON)
+    p.add_argument("--yes", action="store_true", help="undo the change it names")
+    add_json_flag(p)
+    p.set_defaults(handler=cmd_undo)
+
 
 def cmd_bulk(ctx: CommandContext) -> int:
     args = ctx.args
@@ -132,6 +146,30 @@ def cmd_bulk(ctx: CommandContext) -> int:
         emit_json(done.to_json() | {"applied": True})
     else:
         emit_line(done.sentence)
+    return 0
+
+
+def cmd_undo(ctx: CommandContext) -> int:
+    args = ctx.args
+    session = ctx.session(args.person)
+    change = undo.last_change(session)
+    if change is None:
+        raise NotFound(
+            f"There is no change by {actor_named(session.actor)} to these notes that an undo "
+            "can take back (an undo itself is not undone)."
+        )
+    if not args.yes:
+        if ctx.as_json:
+            emit_json(change.to_json() | {"applied": False})
+            return 0
+        emit_line(f"{change.label}, made {iso(change.at)}.")
+        emit_line("Nothing was changed: run again with --yes to undo it.")
+        return 0
+    done = undo.undo(session, change.seq)
+    if ctx.as_json:
+        emit_json(done.to_json() | {"applied": True})
+    else:
+        emit_line(f"{change.label.replace('Undo', 'Undid', 1)}; the audit log keeps both steps.")
     return 0
 
 

@@ -5,7 +5,9 @@ about a word or phrase ("Forget everything about…").
 A preview names each note with the revision it was read at. Applying it reads every one
 again under the person's journal lock and changes nothing unless all still stand as
 listed: a note changed or closed since is a conflict (HTTP 409) in one sentence. Each
-change is its own journal event, all in one transaction, under the session's actor.
+change is its own journal event, all in one transaction, under the session's actor; each
+names how many notes changed `together`, so that an undo (control.undo) takes back the
+whole change at once.
 
 Forgetting deletes a note (C2: its interval closes, its record and audit stay) and erases
 its words: the payloads of every version's text, of the suggestions those versions were
@@ -32,7 +34,7 @@ from engram.model.event_bodies import Deleted, ScopeChanged
 from engram.model.events import EventType as E
 from engram.model.events import NewEvent
 from engram.model.ids import NoteId
-from engram.model.notes import EVERY_NOTE, Note, NoteStatus, note_revision
+from engram.model.notes import EVERY_ACTIVE_NOTE, EVERY_NOTE, Note, NoteStatus, note_revision
 from engram.model.scope import Kind, Scope
 from engram.runtime.note_writes import reopened_after
 from engram.store import erasure, journal, pending_erasure, projection_state
@@ -175,8 +177,8 @@ def about(
         raise InvalidInput("Say what to look for: a word or a phrase.")
     if len(cleaned) > MAX_PHRASE_CHARS:
         raise InvalidInput(f"The phrase may hold at most {MAX_PHRASE_CHARS} characters.")
-    statuses = None if action is BulkAction.FORGET else EVERY_NOTE_ACTIVE
-    pages = memory_control.matching_text(session, replace(EVERY_NOTE, statuses=statuses), cleaned)
+    every = EVERY_NOTE if action is BulkAction.FORGET else EVERY_ACTIVE_NOTE
+    pages = memory_control.matching_text(session, every, cleaned)
     total = pages.finish()
     found = pages.page(0, total)
     texts = memory_control.texts_of(session, found)
@@ -188,9 +190,6 @@ def about(
             "can be changed at once: choose a longer phrase."
         )
     return _preview(session, matching, action, scope, cleaned, texts)
-
-
-EVERY_NOTE_ACTIVE = (NoteStatus.ACTIVE,)
 
 
 def _preview(
@@ -235,21 +234,24 @@ def apply(session: PersonSession, shown: BulkPreview, reason: str | None = None)
             _still_as_listed(txn, session, listed)
         ids = [n.id for n in shown.notes]
         events: list[NewEvent] = []
+        together = len(shown.notes) if len(shown.notes) > 1 else None  # undone as one
         if shown.action is BulkAction.RESCOPE:
             assert shown.scope is not None
             for n in shown.notes:
-                body = ScopeChanged(n.id, shown.scope, n.revision)
+                body = ScopeChanged(n.id, shown.scope, n.revision, together=together)
                 events.append(NewEvent(E.SCOPE_CHANGED, actor, body))
         elif shown.action is BulkAction.DELETE:
             for n in shown.notes:
-                deleted = Deleted(n.id, revision=n.revision)
+                deleted = Deleted(n.id, revision=n.revision, together=together)
                 events.append(NewEvent(E.DELETED, actor, deleted, text=reason or None))
         else:
             shredded = _words_of(txn, session, ids)
             gone = erasure.shred_journal_payloads(store, txn, person, _all(shredded))
             erased = sum(gone.rows_deleted.values())
             for n in shown.notes:
-                forgot = Deleted(n.id, revision=n.revision, shredded=shredded[n.id])
+                forgot = Deleted(
+                    n.id, revision=n.revision, shredded=shredded[n.id], together=together
+                )
                 events.append(NewEvent(E.DELETED, actor, forgot))
         if shown.action is not BulkAction.RESCOPE:
             active = [n.id for n in shown.notes if n.status is NoteStatus.ACTIVE]

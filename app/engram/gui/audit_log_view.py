@@ -42,6 +42,7 @@ from engram.control.wording import actor_named, day
 COLUMNS = ("When", "Actor", "Action", "Cause")
 PAGE = 50
 MAX_PAGES = 40  # pages held at most; the oldest held go first
+GROWTH = 20_000  # rows a model made off the UI thread grows by in one call
 # Rows of an arrived page made into items per turn of the event loop: ten held the UI
 # thread 60 ms while a page loaded beside it (every item call waits for the interpreter).
 STORE_ROWS = 4
@@ -161,7 +162,10 @@ class AuditModel(QStandardItemModel):
         then handed to the UI thread. The view swaps it in (AuditLogView.use_model)."""
         blocked = self.blockSignals(True)
         self._total = total
-        self.setRowCount(total)
+        for rows in range(GROWTH, total + GROWTH, GROWTH):
+            # A step at a time: one call holds the interpreter throughout (35 ms for a
+            # million rows), which the UI thread would wait for; this way, 1 ms at most.
+            self.setRowCount(min(rows, total))
         for number, page in pages.items():
             self._pages[number] = page
             self._store_rows(number, page, 0, len(page))

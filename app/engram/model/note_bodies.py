@@ -28,6 +28,12 @@ def _revision(data: Mapping[str, Any]) -> int | None:
     return int(value) if value is not None else None
 
 
+def _together(data: Mapping[str, Any]) -> int | None:
+    """How many notes one bulk change made this event one of (absent: a change on its own)."""
+    value = data.get("together")
+    return int(value) if value is not None else None
+
+
 def _candidate(data: Mapping[str, Any]) -> CandidateId | None:
     value = data.get("candidate")
     return CandidateId(str(value)) if value else None
@@ -148,15 +154,23 @@ class ScopeChanged(EventBody):
     scope: Scope
     revision: int | None = None  # the note's revision the change was made against
     candidate: CandidateId | None = None  # the change of an approval with edit
+    together: int | None = None  # one of this many notes changed at once (issue 21 item 7)
 
     def to_json(self) -> Json:
         data: Json = {"note": self.note, "scope": self.scope.value}
         put(data, "revision", self.revision)
+        put(data, "together", self.together)
         return put(data, "candidate", self.candidate)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
-        return cls(NoteId(data["note"]), Scope(data["scope"]), _revision(data), _candidate(data))
+        return cls(
+            NoteId(data["note"]),
+            Scope(data["scope"]),
+            _revision(data),
+            _candidate(data),
+            _together(data),
+        )
 
     def named_notes(self) -> tuple[NoteId, ...]:
         return (self.note,)
@@ -188,15 +202,23 @@ class Deleted(Closed):
     its versions and of the suggestions they came from — were shredded with it."""
 
     shredded: tuple[int, ...] = ()
+    together: int | None = None  # one of this many notes deleted at once (issue 21 item 7)
 
     def to_json(self) -> Json:
         data = Closed.to_json(self)
+        put(data, "together", self.together)
         return put(data, "shredded", list(self.shredded) if self.shredded else None)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
         shredded = tuple(int(s) for s in data.get("shredded") or ())
-        return cls(NoteId(data["note"]), optional_note(data, "kept"), _revision(data), shredded)
+        return cls(
+            NoteId(data["note"]),
+            optional_note(data, "kept"),
+            _revision(data),
+            shredded,
+            _together(data),
+        )
 
 
 class Retired(Closed):

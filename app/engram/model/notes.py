@@ -174,6 +174,7 @@ class NoteFilter:
 
 
 EVERY_NOTE = NoteFilter(statuses=None, order="created")
+EVERY_ACTIVE_NOTE = NoteFilter(order="created")
 
 
 @dataclass(frozen=True, slots=True)
