@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import anyio
 from fastapi import Body, Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -130,10 +130,11 @@ def build_app(
         scheme = credentials.scheme if credentials else ""
         token = credentials.credentials if credentials else ""
 
-        def bound() -> Call:
-            return api.open(api.caller(f"{scheme} {token}"), people, agent)
-
-        return await anyio.to_thread.run_sync(bound)
+        authorization = f"{scheme} {token}"
+        kept = api.bind_kept(authorization, people, agent)  # nothing committed since
+        if kept is not None:
+            return kept
+        return await anyio.to_thread.run_sync(api.bind, authorization, people, agent)
 
     Bound = Annotated[Call, Depends(call)]
 
@@ -158,16 +159,18 @@ def build_app(
         return {"ok": True}
 
     @app.get(f"{PREFIX}/items", response_model=models.ItemPage, tags=["items"])
-    @threaded
-    def list_items(
+    async def list_items(
         bound: Bound,
         cursor: Annotated[str | None, Query(max_length=200)] = None,
         limit: Annotated[int, Query(ge=1, le=100)] = 50,
         status: Annotated[str, Query(pattern="^(active|all)$")] = "active",
-    ) -> dict[str, Any]:
+    ) -> Response:
         """Notes in creation order, one keyset page at a time: pages never skip or repeat
         a note when others are added or deleted in between."""
-        return api.list_items(bound, cursor, limit, status)
+        kept = api.kept_json(bound, api.items_question(cursor, limit, status))
+        if kept is None:  # read on a worker thread; what was kept is given from memory
+            kept = await anyio.to_thread.run_sync(api.list_items_json, bound, cursor, limit, status)
+        return _json(kept)
 
     @app.post(f"{PREFIX}/items", status_code=201, response_model=models.ItemDetail, tags=["items"])
     @threaded
@@ -179,10 +182,12 @@ def build_app(
         return api.create_item(api.open(actor, people, agent, new_person=True), body)
 
     @app.post(f"{PREFIX}/search", response_model=models.SearchAnswer, tags=["items"])
-    @threaded
-    def search(bound: Bound, body: models.SearchRequest) -> dict[str, Any]:
+    async def search(bound: Bound, body: models.SearchRequest) -> Response:
         """Notes sharing words with the query, best first."""
-        return api.search(bound, body)
+        kept = api.kept_json(bound, api.search_question(body))
+        if kept is None:
+            kept = await anyio.to_thread.run_sync(api.search_json, bound, body)
+        return _json(kept)
 
     @app.post(f"{PREFIX}/assemble", response_model=models.AssembleAnswer, tags=["turns"])
     @threaded
@@ -261,6 +266,11 @@ def build_app(
     install_conversation_routes(app, PREFIX, conversations, Bound, NewPerson)
     install_refusals(app)
     return app
+
+
+def _json(body: bytes) -> Response:
+    """An answer already checked against its model and encoded (MemoryApi.answer_json)."""
+    return Response(body, media_type="application/json")
 
 
 def install_refusals(app: FastAPI) -> None:

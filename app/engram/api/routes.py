@@ -30,10 +30,13 @@ import base64
 import binascii
 import logging
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
 from typing import Any
 
-from engram.api import models
+from pydantic import BaseModel
+
+from engram.api import answers, models
 from engram.control import candidates, persons, views
 from engram.control import notes as memory_control
 from engram.control.session import PersonSession
@@ -51,12 +54,14 @@ from engram.model.errors import (
     StorageFault,
     StoreReleased,
 )
-from engram.model.ids import ConversationId
+from engram.model.ids import ConversationId, PersonId
 from engram.model.notes import NoteFilter
 from engram.runtime import agents, api_keys, context, memory_tools
 from engram.runtime.conversations import ConversationGone
 from engram.runtime.idempotent_writes import ReusedKey
 from engram.runtime.usage_writer import SETTLE_SECONDS, UsageRecorder
+from engram.store import freshness
+from engram.store.freshness import Mark
 from engram.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -110,6 +115,9 @@ class Call:
 
     session: PersonSession
     agent: AgentConfig
+    mark: Mark | None = None  # the store as it stood when the call was bound (answers.py)
+    key: bytes = b""  # what stands for the caller's key in what is kept
+    version: int | None = None  # the store's data_version before `mark` was read (SQLite)
 
 
 class MemoryApi:
@@ -140,19 +148,97 @@ class MemoryApi:
 
     def open(self, actor: str, people: list[str], agent: str, *, new_person: bool = False) -> Call:
         """The call's person (from the trusted header, sent once) and configured agent."""
-        if len(people) > 1:
-            raise InvalidInput(f"Send {PERSON_HEADER} once.")
-        person = people[0].strip() if people else ""
-        if not person:
-            raise InvalidInput(
-                f"Say whose memory this is in the {PERSON_HEADER} header, from trusted server code."
-            )
+        person = _person(people)
         config = agents.require_agent(self.store, agent)
         if new_person:  # a new user of the application may write a first note
             persons.ensure_person(self.store, person)
         return Call(PersonSession.open(self.store, person, actor), config)
 
+    def bind(self, authorization: str, people: list[str], agent: str) -> Call:
+        """`open(caller(authorization), people, agent)`, or the same call bound before
+        while the store has not changed since (answers.py): one small read instead of the
+        key's, the agent's and the person's."""
+        try:
+            person = PersonId(_person(people))
+        except InvalidInput:  # refused as always: a bad key first, then the header
+            return self.open(self.caller(authorization), people, agent)
+        version = freshness.version_now(self.store)  # before the mark (freshness.py)
+        mark = freshness.mark_now(self.store, person)
+        digest = answers.key_digest(authorization)
+        key = ("call", digest, person, agent)
+        found = answers.kept(self.store, key, mark)
+        if isinstance(found, Call):  # a commit elsewhere (usage, a conversation) since
+            if found.version != version:
+                found = replace(found, version=version)
+                answers.keep(self.store, key, mark, found)
+            return found
+        bound = self.open(self.caller(authorization), people, agent)
+        call = Call(bound.session, bound.agent, mark, digest, version)
+        answers.keep(self.store, key, mark, call)
+        return call
+
+    def bind_kept(self, authorization: str, people: list[str], agent: str) -> Call | None:
+        """The call `bind` gave for the same key, person and agent, if nobody has committed
+        to the store since (SQLite's data_version): no table read, so the event loop may
+        ask. None: ask `bind`."""
+        if len(people) != 1:
+            return None
+        found = answers.peek(
+            self.store, ("call", answers.key_digest(authorization), people[0].strip(), agent)
+        )
+        if not isinstance(found, Call) or found.version is None:
+            return None
+        return found if freshness.version_now(self.store) == found.version else None
+
+    def kept_json(self, call: Call, question: Hashable) -> bytes | None:
+        """The JSON given for the same question (with the same key, agent and person) while
+        the store has not changed since the call was bound: memory only, no store read,
+        so the event loop may ask."""
+        if call.mark is None:
+            return None
+        found = answers.kept(self.store, self._question(call, question), call.mark)
+        return found if isinstance(found, bytes) else None
+
+    def answer_json(
+        self, call: Call, question: Hashable, model: type[BaseModel], read: Callable[[], Any]
+    ) -> bytes:
+        """The JSON of `read()` checked against `model` (or what kept_json has)."""
+        found = self.kept_json(call, question)
+        if found is not None:
+            return found
+        body = model.model_validate(read()).model_dump_json(by_alias=True).encode()
+        if call.mark is not None:
+            answers.keep(self.store, self._question(call, question), call.mark, body)
+        return body
+
+    @staticmethod
+    def _question(call: Call, question: Hashable) -> Hashable:
+        return ("answer", call.key, call.session.person, call.agent.name, question)
+
     # ---- items ---------------------------------------------------------------------------
+
+    @staticmethod
+    def items_question(cursor: str | None, limit: int, status: str) -> Hashable:
+        return ("items", cursor, limit, status)
+
+    def list_items_json(self, call: Call, cursor: str | None, limit: int, status: str) -> bytes:
+        """list_items as JSON, kept while the store is unchanged."""
+        return self.answer_json(
+            call,
+            self.items_question(cursor, limit, status),
+            models.ItemPage,
+            lambda: self.list_items(call, cursor, limit, status),
+        )
+
+    @staticmethod
+    def search_question(body: models.SearchRequest) -> Hashable:
+        return ("search", body.query, body.limit)
+
+    def search_json(self, call: Call, body: models.SearchRequest) -> bytes:
+        """search as JSON, kept while the store is unchanged."""
+        return self.answer_json(
+            call, self.search_question(body), models.SearchAnswer, lambda: self.search(call, body)
+        )
 
     def list_items(self, call: Call, cursor: str | None, limit: int, status: str) -> dict[str, Any]:
         """One keyset page of notes in creation order."""
@@ -249,6 +335,18 @@ class MemoryApi:
     def apply(self, call: Call, candidate_id: str) -> dict[str, Any]:
         """Turn an approved candidate into a note."""
         return candidates.apply(call.session, candidate_id)
+
+
+def _person(people: list[str]) -> str:
+    """The person the trusted header names, sent once."""
+    if len(people) > 1:
+        raise InvalidInput(f"Send {PERSON_HEADER} once.")
+    person = people[0].strip() if people else ""
+    if not person:
+        raise InvalidInput(
+            f"Say whose memory this is in the {PERSON_HEADER} header, from trusted server code."
+        )
+    return person
 
 
 def _turn(call: Call, body: models.TurnRequest) -> context.Attribution:
