@@ -293,6 +293,20 @@ def _drive(desk: Desk, check: Callable[[str, bool, str], None]) -> None:
         f"dialog {bulk_dialog!r}, closed {[n.get('text') for n in closed]}",
     )
 
+    # 21.7: Ctrl+Z takes the whole bulk deletion back, not only its last note.
+    desk.click(*FIRST_NOTE_ROW)
+    time.sleep(1.0)
+    desk.keys("ctrl+z")
+    time.sleep(2.5)
+    desk.shot("bulk-undone")
+    back = {n["id"]: n for n in desk.notes()}
+    reopened = [n for n in closed if back[n["id"]].get("status") == "active"]
+    check(
+        "Ctrl+Z after the bulk deletion gives back all three notes",
+        len(closed) == 3 and len(reopened) == 3,
+        f"{len(reopened)} of {len(closed)} active again",
+    )
+
     # 17.14: Save access report… through the real file dialog, written in the background
     # (the jobs strip), then checked by `engram verify-report` on the file.
     report = desk.work / "home" / "maya-report.pdf"
