@@ -18,6 +18,7 @@ import httpx
 import keyring
 import pytest
 
+from engram.api import answers
 from engram.cli.main import main as cli_main
 from engram.control import notes
 from engram.control.session import PersonSession
@@ -147,3 +148,18 @@ def test_issue19_item3_no_cheap_question_without_a_file(tmp_path: Path, store: S
     store.plaintext_caches["data_version"] = False
     assert freshness.version_now(store) is None
     assert os.path.exists(str(store.engine.url.database))
+
+
+def test_issue19_item3_an_answer_read_across_an_erasure_is_not_kept(store: Store) -> None:
+    """The kept answers hold note texts in clear: an erasure (or a lock) drops them all,
+    and an answer whose reading began before that is not kept afterwards, even under a mark
+    that could never match again."""
+    mark = freshness.mark_now(store, ANA)
+    since = answers.generation(store)
+    answers.keep(store, "page", mark, b'{"items": ["Plays the cello."]}', since)
+    assert answers.kept(store, "page", mark) is not None
+    reading = answers.generation(store)  # a request starts reading...
+    store.plaintext_caches.clear()  # ...an erasure commits meanwhile...
+    answers.keep(store, "late", mark, b'{"items": ["Plays the cello."]}', reading)
+    assert answers.peek(store, "late") is None  # ...and what it read is not kept
+    assert answers.kept(store, "page", mark) is None

@@ -69,9 +69,20 @@ def peek(store: Store, key: Hashable) -> Any | None:
         return found[2]
 
 
-def keep(store: Store, key: Hashable, mark: Mark, value: Any) -> None:
-    """Keep `value`, read after `mark` was taken, under `key`."""
-    held = _held(store)
+def generation(store: Store) -> object:
+    """What stands for the kept answers as they are now: taken before a mark, and given to
+    `keep`, it says whether they were dropped (the store locked, an erasure committed)
+    while the answer was being read."""
+    return _held(store)
+
+
+def keep(store: Store, key: Hashable, mark: Mark, value: Any, since: object) -> None:
+    """Keep `value`, read after `mark` was taken, under `key` — unless what was kept was
+    dropped since `generation` gave `since`: an answer read across an erasure is not kept,
+    not even under a mark that can no longer match."""
+    held = store.plaintext_caches.get(CACHE)
+    if held is not since or not isinstance(held, _Kept):
+        return
     with held.lock:
         held.answers[key] = (mark, time.monotonic(), value)
         held.answers.move_to_end(key)

@@ -118,6 +118,7 @@ class Call:
     mark: Mark | None = None  # the store as it stood when the call was bound (answers.py)
     key: bytes = b""  # what stands for the caller's key in what is kept
     version: int | None = None  # the store's data_version before `mark` was read (SQLite)
+    generation: object = None  # the kept answers when `mark` was read (answers.generation)
 
 
 class MemoryApi:
@@ -162,19 +163,20 @@ class MemoryApi:
             person = PersonId(_person(people))
         except InvalidInput:  # refused as always: a bad key first, then the header
             return self.open(self.caller(authorization), people, agent)
+        since = answers.generation(self.store)
         version = freshness.version_now(self.store)  # before the mark (freshness.py)
         mark = freshness.mark_now(self.store, person)
         digest = answers.key_digest(authorization)
         key = ("call", digest, person, agent)
         found = answers.kept(self.store, key, mark)
         if isinstance(found, Call):  # a commit elsewhere (usage, a conversation) since
-            if found.version != version:
-                found = replace(found, version=version)
-                answers.keep(self.store, key, mark, found)
+            if found.version != version or found.generation is not since:
+                found = replace(found, version=version, generation=since)
+                answers.keep(self.store, key, mark, found, since)
             return found
         bound = self.open(self.caller(authorization), people, agent)
-        call = Call(bound.session, bound.agent, mark, digest, version)
-        answers.keep(self.store, key, mark, call)
+        call = Call(bound.session, bound.agent, mark, digest, version, since)
+        answers.keep(self.store, key, mark, call, since)
         return call
 
     def bind_kept(self, authorization: str, people: list[str], agent: str) -> Call | None:
@@ -208,7 +210,8 @@ class MemoryApi:
             return found
         body = model.model_validate(read()).model_dump_json(by_alias=True).encode()
         if call.mark is not None:
-            answers.keep(self.store, self._question(call, question), call.mark, body)
+            question_key = self._question(call, question)
+            answers.keep(self.store, question_key, call.mark, body, call.generation)
         return body
 
     @staticmethod
