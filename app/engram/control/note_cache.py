@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engram.engine.fold_timeline import FoldTimeline
-from engram.model.events import EventType
+from engram.model.event_bodies import shreds_text
 from engram.model.ids import PersonId
 from engram.store import journal
 from engram.store.store import Store
@@ -32,7 +32,6 @@ from engram.store.store import Store
 CACHE = "person_notes"
 PEOPLE_HELD = 4  # the people whose notes stay folded in memory, most recently used
 STEP = 5_000  # events folded, or read for their texts, in one step of a build
-_SHREDS_TEXT = frozenset({EventType.CONVERSATION_DELETED})
 
 
 class Cancelled(Exception):
@@ -137,7 +136,7 @@ def _catch_up(
                 if new:
                     cache.timeline.detach_head()
                     cache.timeline.extend(new)
-                    if any(e.type in _SHREDS_TEXT for e in new):
+                    if any(shreds_text(e.body) for e in new):
                         _forget_texts(cache)  # some texts may be gone: read them again
                     elif cache.texts is not None:
                         fresh = journal.note_texts_after(store, conn, person, seq)

@@ -134,3 +134,12 @@ def candidate_named(body: EventBody) -> CandidateId | None:
     if isinstance(body, Undone):  # a decision on it undone (issue 21 item 8), or None
         return body.candidate
     return None
+
+
+def shreds_text(body: EventBody) -> bool:
+    """Whether an event with this body removed note texts from the journal's payloads: a
+    conversation deleted (C4) or a note forgotten (issue 21 item 7). Whatever held those
+    texts in memory must read them again."""
+    if isinstance(body, ConversationDeleted):
+        return True
+    return isinstance(body, Deleted) and bool(body.shredded)

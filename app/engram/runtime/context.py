@@ -8,7 +8,7 @@ these same functions, so a preview is exactly what a turn would get.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -86,11 +86,14 @@ def read_scoped(
     person: PersonId,
     audience: Audience,
     limits: Sequence[tuple[frozenset[Kind] | None, int]] = ((None, MAX_LIMIT),),
+    known: Mapping[int, str] | None = None,
 ) -> ScopedRead:
     """The prompt-facing read: scope filter first (S1, S2), then ranking, then text.
 
     `limits` says how many of the best-ranked notes to read of which kinds (None: any).
     The scope filter is the audience's own (issue 18 item 12): nothing here can widen it.
+    `known`: texts already opened from this same journal, by journal position (a text
+    never changes where it is kept; runtime.search_pool), which are not opened again.
     """
     audience.require_subject(person)
     try:
@@ -103,7 +106,9 @@ def read_scoped(
             notes = rank(note for note in found.values() if not expired(note, now))
             lines = projection_state.eligible_digest(conn, audience, MAX_DIGEST_LINES)
             seqs = [n.text_seq for n in notes] + [d.seq for d in lines]
-            texts = journal.texts(store, conn, person, seqs)
+            held = known or {}
+            texts: dict[int, str | None] = {s: held[s] for s in seqs if s in held}
+            texts |= journal.texts(store, conn, person, [s for s in seqs if s not in texts])
     except (CorruptStore, SQLAlchemyError) as error:
         # A9 / R2: the turn goes on; a failed read is reported as such, never as empty.
         log.warning("notes for %s unreadable: %s", person, error)

@@ -17,10 +17,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from engram.engine.assembly import TextNote
 from engram.engine.fold import AUDIT_ONLY
 from engram.engine.words import terms
+from engram.model.event_bodies import shreds_text
 from engram.model.events import EventType
 from engram.model.ids import PersonId
 from engram.model.scope import Audience, Scope
@@ -62,6 +64,7 @@ def search_pool(store: Store, person: PersonId, audience: Audience) -> Sequence[
     pools: _Pools = store.plaintext_caches.setdefault("search_pools", _Pools())
     with pools.lock:
         held = pools.held.get(key)
+    known: dict[int, Worded] = {}
     with store.read() as conn:
         if held is not None and (
             now := journal.head_if_only(conn, person, held.head, _UNCHANGING, LOOK_AHEAD)
@@ -70,10 +73,16 @@ def search_pool(store: Store, person: PersonId, audience: Audience) -> Sequence[
                 held.head = now
             return held.notes
         head = journal.head(conn, person)  # read first: a pool is never older than its head
-    read = read_scoped(store, person, audience, ((None, POOL_NOTES),))
+        if held is not None and _texts_stand(conn, person, held.head):
+            # The same journal, moved on, with no text removed since: a text stays what it
+            # was at its position, so the ones the old pool opened and split into words
+            # are not opened again.
+            known = {w.item.note.text_seq: w for w in held.notes}
+    texts = {seq: w.item.text for seq, w in known.items()}
+    read = read_scoped(store, person, audience, ((None, POOL_NOTES),), texts)
     if not read.readable:
         return None
-    notes = tuple(Worded(item, frozenset(terms(item.text))) for item in read.notes)
+    notes = tuple(_worded(item, known.get(item.note.text_seq)) for item in read.notes)
     if head is not None:
         with pools.lock:
             pools.held[key] = _Pool(head, notes)
@@ -81,3 +90,19 @@ def search_pool(store: Store, person: PersonId, audience: Audience) -> Sequence[
             while len(pools.held) > CACHED_POOLS:
                 pools.held.popitem(last=False)
     return notes
+
+
+def _worded(item: TextNote, before: Worded | None) -> Worded:
+    if before is not None and before.item.text == item.text:
+        return Worded(item, before.words)
+    return Worded(item, frozenset(terms(item.text)))
+
+
+def _texts_stand(conn: Any, person: PersonId, head: tuple[int, bytes]) -> bool:
+    """Whether the journal still holds `head` (not erased and rebuilt) and no event after
+    it removed texts (a conversation deleted, a note forgotten: in this process that is an
+    erasure, which drops every pool; in another, this is where it shows)."""
+    if journal.entry_hash(conn, person, head[0]) != head[1]:
+        return False
+    since = list(journal.events(conn, person, after_seq=head[0], limit=LOOK_AHEAD + 1))
+    return len(since) <= LOOK_AHEAD and not any(shreds_text(e.body) for e in since)
