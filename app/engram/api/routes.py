@@ -61,7 +61,7 @@ from engram.runtime.conversations import ConversationGone
 from engram.runtime.idempotent_writes import ReusedKey
 from engram.runtime.usage_writer import SETTLE_SECONDS, UsageRecorder
 from engram.store import freshness
-from engram.store.freshness import Mark
+from engram.store.freshness import Mark, Version
 from engram.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ class Call:
     agent: AgentConfig
     mark: Mark | None = None  # the store as it stood when the call was bound (answers.py)
     key: bytes = b""  # what stands for the caller's key in what is kept
-    version: int | None = None  # the store's data_version before `mark` was read (SQLite)
+    version: Version | None = None  # the store's data_version before `mark` was read
     generation: object = None  # the kept answers when `mark` was read (answers.generation)
 
 
@@ -183,7 +183,7 @@ class MemoryApi:
         """The call `bind` gave for the same key, person and agent, if nobody has committed
         to the store since (SQLite's data_version): no table read, so the event loop may
         ask. None: ask `bind`."""
-        if len(people) != 1:
+        if len(people) != 1 or self.store.release_requested():  # it runs no statement
             return None
         found = answers.peek(
             self.store, ("call", answers.key_digest(authorization), people[0].strip(), agent)
@@ -208,8 +208,9 @@ class MemoryApi:
         found = self.kept_json(call, question)
         if found is not None:
             return found
-        body = model.model_validate(read()).model_dump_json(by_alias=True).encode()
-        if call.mark is not None:
+        answer = model.model_validate(read())
+        body = answer.model_dump_json(by_alias=True).encode()
+        if call.mark is not None and getattr(answer, "error", None) is None:  # read whole
             question_key = self._question(call, question)
             answers.keep(self.store, question_key, call.mark, body, call.generation)
         return body

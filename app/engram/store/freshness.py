@@ -17,6 +17,7 @@ version before the mark: a commit in between then moves the version, never the r
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 from pathlib import Path
@@ -62,38 +63,53 @@ def _hidden(store: Store, name: str) -> str:
     return found
 
 
+Version = tuple[int, int]  # (which watch, its data_version): no two watches' compare equal
+_WATCHES = itertools.count(1)
+_MAKING = threading.Lock()
+
+
 class _Watch:
-    """A connection of its own to a SQLite store, used for nothing but data_version."""
+    """A connection of its own to a SQLite store, used for nothing but data_version. Each
+    connection counts from its own start, so a version is only compared with one read
+    from the same watch (`serial`)."""
 
     def __init__(self, path: str) -> None:
         uri = Path(path).resolve().as_uri() + "?mode=ro"
-        self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        # timeout=0: never wait on a lock (this is asked on the event loop); a busy
+        # database is an error, and the caller reads the mark instead.
+        self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=0)
         self.lock = threading.Lock()
+        self.serial = next(_WATCHES)
 
-    def version(self) -> int:
+    def version(self) -> Version:
         with self.lock:
             row = self.conn.execute("PRAGMA data_version").fetchone()
-        return int(row[0])
+        return self.serial, int(row[0])
 
 
-def version_now(store: Store) -> int | None:
+def version_now(store: Store) -> Version | None:
     """What moves whenever anyone commits to the store (SQLite), or None where there is no
     such cheap question (PostgreSQL, a store in memory): then read the mark."""
     watch: _Watch | bool | None = store.plaintext_caches.get("data_version")
     if watch is None:
-        engine = store.engine
-        database = engine.url.database
-        if engine.dialect.name != "sqlite" or not database or database == ":memory:":
-            watch = False
-        else:
-            try:
-                watch = _Watch(database)
-            except sqlite3.Error:
-                watch = False
-        store.plaintext_caches["data_version"] = watch
+        with _MAKING:  # one watch per store: two made at once would each count from 2
+            watch = store.plaintext_caches.get("data_version")
+            if watch is None:
+                watch = store.plaintext_caches["data_version"] = _new_watch(store)
     if not isinstance(watch, _Watch):
         return None
     try:
         return watch.version()
     except sqlite3.Error:
         return None
+
+
+def _new_watch(store: Store) -> _Watch | bool:
+    engine = store.engine
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        return False
+    try:
+        return _Watch(database)
+    except sqlite3.Error:
+        return False

@@ -21,6 +21,7 @@ from engram.store.crypto import SealBroken
 from engram.store.data_keys import KeyGone, person_key_ref
 from engram.store.dialect import lock_chain
 from engram.store.projection import ProjectionTarget
+from engram.store.rows import plain_rows
 from engram.store.store import Store, WriteTxn
 
 J = schema.journal
@@ -289,7 +290,7 @@ def events(
         query = query.where(J.c.at <= to_micros(until))
     if limit is not None:
         query = query.limit(limit)
-    for row in conn.execute(query):
+    for row in plain_rows(conn.execute(query)):
         yield _event(row)
 
 
@@ -377,7 +378,7 @@ def events_caused_by(
         J.c.cause_turn.in_(list(turns)),
         J.c.type.in_([t.value for t in types]),
     )
-    return [_event(row) for row in conn.execute(query.order_by(J.c.seq))]
+    return [_event(row) for row in plain_rows(conn.execute(query.order_by(J.c.seq)))]
 
 
 def events_of_types(
@@ -385,7 +386,7 @@ def events_of_types(
 ) -> Iterator[Event]:
     """A person's events of some types, in order."""
     query = select(J).where(J.c.person == person, J.c.type.in_([t.value for t in types]))
-    for row in conn.execute(query.order_by(J.c.seq)):
+    for row in plain_rows(conn.execute(query.order_by(J.c.seq))):
         yield _event(row)
 
 

@@ -21,6 +21,7 @@ from engram.model.events import Event
 from engram.model.ids import PersonId
 from engram.store import schema
 from engram.store.journal import _event
+from engram.store.rows import plain_rows
 
 J = schema.journal
 CHUNK = 500  # seqs per IN (…) list
@@ -63,7 +64,7 @@ def page(
 ) -> list[Event]:
     """The matching events from `offset` (in journal order), at most `limit`."""
     query = select(J).where(*_where(person, where)).order_by(J.c.seq).offset(offset).limit(limit)
-    return [_event(row) for row in conn.execute(query)]
+    return [_event(row) for row in plain_rows(conn.execute(query))]
 
 
 def after(
@@ -73,7 +74,7 @@ def after(
     query = (
         select(J).where(*_where(person, where), J.c.seq > after_seq).order_by(J.c.seq).limit(limit)
     )
-    return [_event(row) for row in conn.execute(query)]
+    return [_event(row) for row in plain_rows(conn.execute(query))]
 
 
 def matching_seqs(conn: Connection, person: PersonId, where: JournalWhere) -> array[int]:
@@ -92,7 +93,7 @@ def by_seqs(conn: Connection, person: PersonId, seqs: Sequence[int]) -> list[Eve
     for start in range(0, len(seqs), CHUNK):
         chunk = list(seqs[start : start + CHUNK])
         query = select(J).where(J.c.person == person, J.c.seq.in_(chunk)).order_by(J.c.seq)
-        events += [_event(row) for row in conn.execute(query)]
+        events += [_event(row) for row in plain_rows(conn.execute(query))]
     return events
 
 

@@ -53,6 +53,7 @@ from engram.store.erasure import unexplained_pseudonyms
 from engram.store.journal import _event
 from engram.store.journal import row_headers as journal_row_headers
 from engram.store.pseudonyms import pseudonym
+from engram.store.rows import plain_rows
 from engram.store.store import Store
 
 Progress = Callable[[int, int], None]
@@ -230,7 +231,7 @@ def _journal(
         .order_by(J.c.seq)
         .execution_options(yield_per=STREAM)
     )
-    for r in conn.execute(query):
+    for r in plain_rows(conn.execute(query)):
         declared = None if r.payload_hash is None else bytes(r.payload_hash)
         if not _step(walk, r, journal_row_headers(store, r), report, declared):
             return None
@@ -292,7 +293,7 @@ def _log(
         .order_by(L.c.seq)
         .execution_options(yield_per=STREAM)
     )
-    for r in conn.execute(query):
+    for r in plain_rows(conn.execute(query)):
         declared = None if r.payload_hash is None else bytes(r.payload_hash)
         if not _step(walk, r, log_row_headers(store, r), report, declared):
             return None
