@@ -14,8 +14,14 @@ from engram.model.ids import ConversationId, NoteId, PersonId, TurnId
 from engram.model.notes import Note, NoteStatus, PersonMemory
 from engram.store import schema
 from engram.store.codec import note_from_json
-from engram.store.projection_rows import candidate_from_row, note_row, usage_from_row
+from engram.store.projection_rows import (
+    NOTE_COLUMNS,
+    candidate_from_row,
+    note_values,
+    usage_from_row,
+)
 from engram.store.projection_state import recent_digest
+from engram.store.rows import plain_rows
 
 N = schema.note_state
 STREAM = 256  # rows fetched at a time while a replay is compared
@@ -106,19 +112,20 @@ def matches_replay(conn: Connection, person: PersonId, memory: PersonMemory) -> 
         return False
     # Each stored row, its JSON included, must be exactly what the replayed note serialises
     # to. The rows stream past (a person with 100,000 notes is not read into memory twice).
+    columns = [N.c[name] for name in NOTE_COLUMNS]
     rows = conn.execute(
-        select(N).where(N.c.person == person).execution_options(yield_per=STREAM)
-    ).mappings()
+        select(*columns).where(N.c.person == person).execution_options(yield_per=STREAM)
+    )
     seen = 0
     expected_sources = 0
     expected_counts: dict[tuple[str, str, str], int] = {}
-    for row in rows:
+    for row in plain_rows(rows):
         seen += 1
-        note = memory.unscoped_note(NoteId(row["id"]))
-        if note is None or note_row(note) != dict(row):
+        note = memory.unscoped_note(NoteId(row.id))
+        if note is None or note_values(note) != tuple(row):
             return False
         expected_sources += len({s.conversation for s in note.sources})
-        key = (row["status"], row["scope"], row["kind"])
+        key = (row.status, row.scope, row.kind)
         expected_counts[key] = expected_counts.get(key, 0) + 1
     if seen != memory.note_count():
         return False

@@ -16,23 +16,45 @@ from engram.model.notes import CandidateState, Note, Usage
 from engram.model.scope import Kind, Scope
 from engram.store.codec import note_to_json
 
+# The columns of `note_state`, in the table's order (tests/unit check they are).
+NOTE_COLUMNS = (
+    "person",
+    "id",
+    "kind",
+    "scope",
+    "status",
+    "origin",
+    "confidence_bp",
+    "last_source_at",
+    "valid_from",
+    "valid_to",
+    "created_seq",
+    "data",
+)
+
+
+def note_values(note: Note) -> tuple[Any, ...]:
+    """A note as its `note_state` row's values, in NOTE_COLUMNS order: the indexed columns
+    and the JSON of the whole note (compared with a stored row as it is: the replay check)."""
+    return (
+        note.person,
+        note.id,
+        note.kind,
+        note.scope,
+        note.status,
+        note.origin,
+        note.confidence_bp,
+        to_micros(note.last_source_at),
+        to_micros(note.valid_from),
+        to_micros(note.valid_to) if note.valid_to else None,
+        note.created_seq,
+        note_to_json(note),
+    )
+
 
 def note_row(note: Note) -> dict[str, Any]:
-    """A note as its `note_state` row: the indexed columns and the JSON of the whole note."""
-    return {
-        "person": note.person,
-        "id": note.id,
-        "kind": note.kind,
-        "scope": note.scope,
-        "status": note.status,
-        "origin": note.origin,
-        "confidence_bp": note.confidence_bp,
-        "last_source_at": to_micros(note.last_source_at),
-        "valid_from": to_micros(note.valid_from),
-        "valid_to": to_micros(note.valid_to) if note.valid_to else None,
-        "created_seq": note.created_seq,
-        "data": note_to_json(note),
-    }
+    """A note as its `note_state` row, by column name."""
+    return dict(zip(NOTE_COLUMNS, note_values(note), strict=True))
 
 
 def usage_from_row(r: Row[Any]) -> Usage:
