@@ -73,8 +73,9 @@ def build(out: Path) -> Path:
     with tempfile.TemporaryDirectory(prefix="engram-headless-") as scratch:
         tree = Path(scratch)
         (tree / "pyproject.toml").write_text(headless_pyproject(text), encoding="utf-8")
-        for name in [project["readme"], *project.get("license-files", [])]:
+        for name in [project["readme"], *project.get("license-files", []), *_data_files(text)]:
             for path in ROOT.glob(name):
+                (tree / path.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, tree / path.relative_to(ROOT))
         shutil.copytree(
             ROOT / "app",
@@ -90,6 +91,13 @@ def build(out: Path) -> Path:
     wheel = out / f"engram_inspector_headless-{_version()}-py3-none-any.whl"
     assert wheel.is_file(), f"pip wrote no {wheel.name}"
     return wheel
+
+
+def _data_files(text: str) -> list[str]:
+    """The files pyproject.toml installs under the wheel's prefix (the manual page and shell
+    completion): setuptools refuses to build a wheel that lacks one."""
+    tables = tomllib.loads(text).get("tool", {}).get("setuptools", {}).get("data-files", {})
+    return [name for names in tables.values() for name in names]
 
 
 def _version() -> str:

@@ -34,6 +34,9 @@ def test_issue20_item8_demo_defaults_to_demo_engram_in_the_data_folder(
     assert not real.exists() and not default_store_path().exists()
     assert f"Built the demo store at {demo} (its passphrase is 'demo')" in out
     assert f"engram desk {demo}" in out
+    # Each person's counts in words that agree with them (ines has 1 conversation).
+    assert re.search(r"^  ines: \d+ notes, 1 conversation$", out, re.MULTILINE), out
+    assert not re.search(r"\b1 (notes|conversations)\b", out), out
     # It opens with the public passphrase, from any face.
     monkeypatch.setenv("DEMO", "demo")
     code, out, err = _run("--store", str(demo), "--passphrase-env", "DEMO", "persons")

@@ -92,6 +92,31 @@ def test_issue20_item11_the_headless_metadata_differs_only_in_qt() -> None:
     }
 
 
+def test_issue20_item11_the_headless_wheel_builds_from_a_checkout(tmp_path: Path) -> None:
+    """README: `python3 packaging/headless_wheel.py` builds the wheel. Its tree must hold
+    every file the metadata installs (the manual page and completion), or setuptools stops."""
+    import zipfile
+
+    wheel = headless_wheel.build(tmp_path / "dist")
+    names = zipfile.ZipFile(wheel).namelist()
+    data = f"engram_inspector_headless-{headless_wheel._version()}.data/data/"
+    for shared in (
+        "share/man/man1/engram.1",
+        "share/bash-completion/completions/engram",
+        "share/zsh/site-functions/_engram",
+    ):
+        assert data + shared in names, shared
+    metadata = (
+        zipfile.ZipFile(wheel)
+        .read(f"engram_inspector_headless-{headless_wheel._version()}.dist-info/METADATA")
+        .decode()
+    )
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    core = [line for line in requires if "extra ==" not in line]  # an extra may name Qt
+    assert core and not [line for line in core if "pyside" in line.lower()]
+    assert "License-File: LICENSE" in metadata.splitlines()
+
+
 def _bin(env_dir: Path, name: str) -> str:
     return str(env_dir / "bin" / name)
 

@@ -143,3 +143,15 @@ def test_issue20_item16_the_sdist_holds_the_tests_docs_and_project_files(sdist: 
     # No project URL is published until one exists (there is no public repository yet).
     assert metadata.get_all("Project-URL") is None
     assert "Development Status :: 3 - Alpha" in (metadata.get_all("Classifier") or [])
+
+
+def test_issue20_item16_the_metainfo_names_no_project_site_that_does_not_exist() -> None:
+    """No homepage or bug tracker until the project has one: the package metadata names none
+    (above), and neither does the AppStream metainfo a software centre shows. (Its screenshot
+    images are remote by AppStream's rule; they stay, issue 12 item 1.)"""
+    import xml.etree.ElementTree as ET
+
+    for tree in ("resources/desktop", "app/engram/data/desktop"):
+        component = ET.parse(ROOT / tree / "io.github.engram_inspector.Engram.metainfo.xml")
+        urls = [(u.get("type"), u.text) for u in component.getroot().iter("url")]
+        assert urls == [], f"{tree}: {urls}"

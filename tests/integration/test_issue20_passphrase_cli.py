@@ -31,6 +31,8 @@ def test_issue20_item7_init_refuses_a_weak_passphrase_in_one_sentence(
     assert "\n" not in line and line.count(". ") == 0  # one sentence
     assert "too easy to guess" in line and "score of 3 of 4" in line
     assert "--weak-passphrase" in line
+    # zxcvbn's advice is folded into the sentence: no capital after a semicolon.
+    assert "; " in line and not [w for w in line.split("; ")[1:] if w[:1].isupper()], line
     made = cli("--passphrase-env", "WEAK", "init", "--weak-passphrase", passphrase=False)
     assert made.code == 0, made.err
     assert cli("--passphrase-env", "WEAK", "persons", passphrase=False).code == 0

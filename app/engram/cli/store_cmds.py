@@ -205,7 +205,8 @@ def cmd_demo(ctx: CommandContext) -> int:
         emit_line(f"Built the demo store at {where} ({said}):")
         for person, counts in summary["persons"].items():
             emit_line(
-                f"  {person}: {counts['notes']} notes, {counts['conversations']} conversations"
+                f"  {person}: {counted(counts['notes'], 'note')}, "
+                f"{counted(counts['conversations'], 'conversation')}"
             )
         emit_line(f"Open it with: engram desk {where}")
     return 0

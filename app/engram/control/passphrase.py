@@ -39,8 +39,8 @@ class Strength:
     def refusal(self) -> str:
         """Why a new passphrase this weak is refused, in one sentence."""
         said = [part.strip().rstrip(".") for part in self.hint.split(". ") if part.strip()]
-        words = "; ".join(said)
-        hint = f" ({words[:1].lower()}{words[1:]})" if words else ""
+        words = "; ".join(part[:1].lower() + part[1:] for part in said)
+        hint = f" ({words})" if words else ""
         return (
             f"The passphrase is too easy to guess: its strength is {SCORE_WORDS[self.score]}"
             f"{hint}, and anyone with a copy of the store could try passphrases offline until "
