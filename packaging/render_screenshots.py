@@ -7,7 +7,8 @@ Ctrl+Z), timeline, conversation-search, candidates, audience-preview, audit-work
 audit log narrowed to one staff member), jobs-strip (a verify
 in the status bar's jobs strip while the notes stay usable). Dialogs keep their
 own size and are named `<dialog>[-dark].png`: new-store, what-the-agent-saw,
-erasure-summary, erase-dialog; note-detail[-dark].png is the detail pane at 1920x1080.
+agent-settings, bulk-preview (Forget everything about "garden"), erasure-summary,
+erase-dialog; note-detail[-dark].png is the detail pane at 1920x1080.
 access-report-page1.png and access-report-page2.png are the first two pages (the summary;
 how to ask for a correction or an erasure) of an access report written by the inspector's
 own code (File > Save access report…) and rendered with QtPdf.
@@ -38,12 +39,14 @@ from PySide6.QtCore import QDateTime, QRect, QSettings, QSize, QTimeZone
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
-from engram.control import access_report_file, erase, turn_block
+from engram.control import access_report_file, bulk_notes, erase, turn_block
+from engram.control.bulk_notes import BulkAction
 from engram.control.demo import build_demo
 from engram.control.session import PersonSession
 from engram.gui import theme
 from engram.gui.agent_settings_dialog import AGENT_ROLE
 from engram.gui.app import build
+from engram.gui.bulk_dialog import BulkPreviewDialog
 from engram.gui.controller import InspectorController
 from engram.gui.conversations_panel import CONVERSATION_ROLE
 from engram.gui.dialogs import ReportDialog, TypedConfirmDialog
@@ -311,6 +314,15 @@ def agent_saw(shots: Shots, dark: str) -> None:
     show_dialog(shots, TurnSightDialog(sight, window), f"what-the-agent-saw{dark}.png", 300)
 
 
+def bulk_preview(shots: Shots, dark: str) -> None:
+    """Note › Forget everything about… "garden" (issue 21 item 7): the notes it would
+    forget, each to untick, before anything is written (Cancel is the default)."""
+    session = shots.controller.session
+    assert session is not None
+    shown = bulk_notes.about(session, "garden", BulkAction.FORGET)
+    show_dialog(shots, BulkPreviewDialog(shown, shots.window), f"bulk-preview{dark}.png")
+
+
 def agent_settings(shots: Shots, dark: str) -> None:
     """Edit › Agent settings… on the demo's coach (issue 21 item 9): its learning mode,
     surfaces, kinds and tools, what each lets it do, and its history."""
@@ -494,6 +506,7 @@ def rounds(
             if once:  # before the undo scene changes the store
                 agent_saw(shots, shade)
                 agent_settings(shots, shade)
+                bulk_preview(shots, shade)
                 erasure_dialogs(shots, shade, summary)
             scenes: list[Callable[[Shots, str], None]] = [
                 main_view,
