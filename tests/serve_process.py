@@ -42,10 +42,9 @@ def _cli(store: Path, *args: str) -> str:
 
 
 @contextmanager
-def served_store(folder: Path, agents: dict[str, dict[str, Any]]) -> Iterator[Served]:
-    """A new store with these agents configured and one API key, served on a free port;
-    the server is stopped with SIGTERM and must exit cleanly."""
-    store = folder / "served.engram"
+def cli_environment(folder: Path) -> Iterator[None]:
+    """What the CLI needs here to work on a served store, as another process would: the
+    test KDF, the passphrase in the environment, the data folder, an in-memory keyring."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(crypto, "DEFAULT_KDF", crypto.FAST_KDF_FOR_TESTS)
         patch.setenv("TEST_PASSPHRASE", PASSPHRASE)
@@ -53,14 +52,29 @@ def served_store(folder: Path, agents: dict[str, dict[str, Any]]) -> Iterator[Se
         before = keyring.get_keyring()
         keyring.set_keyring(MemoryKeyring())
         try:
-            _cli(store, "init")
-            for name, config in agents.items():
-                path = folder / f"{name}.json"
-                path.write_text(json.dumps(config))
-                _cli(store, "agents", "set", name, "--config", str(path))
-            key = str(json.loads(_cli(store, "keys", "create", "--label", "t", "--json"))["key"])
+            yield
         finally:
             keyring.set_keyring(before)
+
+
+def cli_json(store: Path, folder: Path, *args: str) -> Any:
+    """The CLI's JSON answer to `args` on a served store (in `cli_environment`)."""
+    with cli_environment(folder):
+        return json.loads(_cli(store, *args, "--json"))
+
+
+@contextmanager
+def served_store(folder: Path, agents: dict[str, dict[str, Any]]) -> Iterator[Served]:
+    """A new store with these agents configured and one API key, served on a free port;
+    the server is stopped with SIGTERM and must exit cleanly."""
+    store = folder / "served.engram"
+    with cli_environment(folder):
+        _cli(store, "init")
+        for name, config in agents.items():
+            path = folder / f"{name}.json"
+            path.write_text(json.dumps(config))
+            _cli(store, "agents", "set", name, "--config", str(path))
+        key = str(json.loads(_cli(store, "keys", "create", "--label", "t", "--json"))["key"])
     env = {**os.environ, "TEST_PASSPHRASE": PASSPHRASE, "XDG_DATA_HOME": str(folder / "xdg")}
     env.pop("PYTHONUNBUFFERED", None)  # the port line must arrive without it
     command = [sys.executable, "-m", "engram", "--store", str(store)]

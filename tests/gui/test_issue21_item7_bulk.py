@@ -38,10 +38,9 @@ def _row(inspector: Inspector, text: str) -> int:
     return next(r for r in range(model.rowCount()) if model.index(r, 0).data() == text)
 
 
-def test_issue21_item7_shift_select_three_rows_delete_after_a_preview(
-    qtbot: Any, inspector: Inspector, demo_path: Path
-) -> None:
-    unlock(qtbot, inspector, demo_path)
+def _three_selected(qtbot: Any, inspector: Inspector) -> tuple[int, list[str]]:
+    """Select "Is vegetarian." and the two rows below it with Shift+Down, as people do;
+    the first row's number and the three rows' texts."""
     table = inspector.window.table
     start = _row(inspector, "Is vegetarian.")
     with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
@@ -51,7 +50,15 @@ def test_issue21_item7_shift_select_three_rows_delete_after_a_preview(
         qtbot.keyClick(table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     wait_idle(qtbot, inspector)
     model = inspector.window.notes_model
-    chosen = [model.index(start + i, 0).data() for i in range(3)]
+    return start, [model.index(start + i, 0).data() for i in range(3)]
+
+
+def test_issue21_item7_shift_select_three_rows_delete_after_a_preview(
+    qtbot: Any, inspector: Inspector, demo_path: Path
+) -> None:
+    unlock(qtbot, inspector, demo_path)
+    table = inspector.window.table
+    _, chosen = _three_selected(qtbot, inspector)
     assert len(inspector.controller.notes.selected_ids()) == 3
     before = _types(demo_path)
     inspector.prompts.untick = {chosen[1]}  # left alone in the preview
@@ -85,16 +92,8 @@ def test_issue21_item7_a_bulk_deletion_asked_for_during_a_long_job_keeps_its_row
     selection moves before the job ends: the preview, when it comes, lists the three rows
     that were selected when the key was pressed, and only they are deleted."""
     unlock(qtbot, inspector, demo_path)
-    table = inspector.window.table
-    start = _row(inspector, "Is vegetarian.")
-    with qtbot.waitSignal(inspector.controller.detail_shown, timeout=SIGNAL_TIMEOUT):
-        table.selectRow(start)
-    table.setFocus()
-    for _ in range(2):
-        qtbot.keyClick(table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
-    wait_idle(qtbot, inspector)
-    model = inspector.window.notes_model
-    chosen = [model.index(start + i, 0).data() for i in range(3)]
+    table, model = inspector.window.table, inspector.window.notes_model
+    start, chosen = _three_selected(qtbot, inspector)
     inspector.prompts.reason = ""
     with long_job(inspector) as release:
         qtbot.keyClick(table, Qt.Key.Key_Delete)

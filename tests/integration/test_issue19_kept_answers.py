@@ -6,29 +6,23 @@ an erased person, a revoked key. Plus the freshness marks themselves (store.fres
 
 from __future__ import annotations
 
-import io
-import json
 import os
 from collections.abc import Iterator
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import httpx
-import keyring
 import pytest
 
 from engram.api import answers
-from engram.cli.main import main as cli_main
 from engram.control import notes
 from engram.control.session import PersonSession
 from engram.model.ids import PersonId
 from engram.model.scope import Kind, Scope
 from engram.runtime import api_keys
-from engram.store import crypto, freshness
+from engram.store import freshness
 from engram.store.store import Store
-from tests.conftest import PASSPHRASE, MemoryKeyring
-from tests.serve_process import Served, served_store
+from tests.serve_process import Served, cli_json, served_store
 
 ITEMS = "/v1/memory/agents/helper/memory/items"
 SEARCH = "/v1/memory/agents/helper/memory/search"
@@ -44,21 +38,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Served, Path]]:
 
 def _cli(store: Path, folder: Path, *args: str) -> Any:
     """The CLI, as another process would run it on the served store's file."""
-    out = io.StringIO()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(crypto, "DEFAULT_KDF", crypto.FAST_KDF_FOR_TESTS)
-        patch.setenv("TEST_PASSPHRASE", PASSPHRASE)
-        patch.setenv("XDG_DATA_HOME", str(folder / "xdg"))
-        before = keyring.get_keyring()
-        keyring.set_keyring(MemoryKeyring())
-        try:
-            with redirect_stdout(out):
-                base = ["--store", str(store), "--passphrase-env", "TEST_PASSPHRASE"]
-                code = cli_main([*base, *args, "--json"])
-        finally:
-            keyring.set_keyring(before)
-    assert code == 0, (args, out.getvalue())
-    return json.loads(out.getvalue())
+    return cli_json(store, folder, *args)
 
 
 def _texts(http: httpx.Client) -> list[str]:
