@@ -11,12 +11,11 @@ import pytest
 from engram.control import bulk_notes, notes
 from engram.control.bulk_notes import BulkAction
 from engram.control.session import PersonSession
-from engram.model.ids import ConversationId, NoteId, PersonId
+from engram.model.ids import PersonId
 from engram.model.notes import NoteFilter
 from engram.model.scope import Kind, Scope
 from engram.runtime import search_pool as search_pool_module
-from engram.runtime.conversations import append_turn, start_conversation
-from engram.runtime.note_writes import NoteDraft, learn_note
+from engram.runtime.conversations import start_conversation
 from engram.runtime.search_pool import search_pool
 from engram.store.store import Store
 
@@ -29,12 +28,6 @@ def ana(store: Store) -> PersonSession:
     return PersonSession.open(store, ANA)
 
 
-def _learn(store: Store, text: str) -> tuple[ConversationId, NoteId]:
-    info = start_conversation(store, [ANA])
-    turn = append_turn(store, info.id, role="user", author=ANA, text=text)
-    return info.id, learn_note(store, ANA, NoteDraft(text, Kind.FACT, Scope.DIRECT), info.id, turn)
-
-
 def _texts(store: Store, session: PersonSession) -> set[str]:
     pool = search_pool(store, ANA, notes.own_audience(session))
     assert pool is not None
@@ -44,7 +37,7 @@ def _texts(store: Store, session: PersonSession) -> set[str]:
 def test_issue19_item3_a_moved_pool_reuses_its_texts_and_sees_new_ones(
     store: Store, ana: PersonSession
 ) -> None:
-    _learn(store, "Keeps bees in Oslo.")
+    notes.add_note(ana, "Keeps bees in Oslo.", Kind.FACT, Scope.DIRECT)
     assert _texts(store, ana) == {"Keeps bees in Oslo."}
     held = store.plaintext_caches["search_pools"].held
     (pool,) = held.values()
