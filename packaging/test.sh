@@ -33,4 +33,5 @@ echo "== mypy"
 "$venv/bin/mypy"
 echo "== pytest"
 export QT_QPA_PLATFORM=offscreen
-exec "$venv/bin/python" -m pytest "$@"
+# One worker per core (pytest-xdist); worksteal evens out the few long tests at the end.
+exec "$venv/bin/python" -m pytest -n auto --dist worksteal "$@"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -87,8 +88,10 @@ def secret_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         if shutil.which(program) is None:
             pytest.skip(f"{program} is not installed; packaging/bootstrap.sh installs it")
     home = tmp_path / "keyring-home"
-    runtime = home / "run"
-    runtime.mkdir(parents=True, mode=0o700)
+    home.mkdir()
+    # The bus's socket lives here: a short path of its own, since a socket's path is
+    # limited to about 100 bytes and tmp_path under pytest-xdist is longer than that.
+    runtime = Path(tempfile.mkdtemp(prefix="engram-bus-"))
     environment = {
         **os.environ,
         "HOME": str(home),
@@ -141,3 +144,4 @@ def secret_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+        shutil.rmtree(runtime, ignore_errors=True)
