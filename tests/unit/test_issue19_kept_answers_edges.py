@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import time
 import weakref
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,9 @@ from engram.api import answers, models
 from engram.api.routes import MemoryApi
 from engram.control.notes import add_note
 from engram.control.session import PersonSession
+from engram.model.clock import ManualClock
 from engram.model.ids import PersonId
-from engram.model.scope import Kind, Scope
+from engram.model.scope import Durability, Kind, Scope
 from engram.runtime import api_keys
 from engram.runtime.agents import set_agent
 from engram.store import freshness
@@ -135,3 +137,27 @@ def test_issue19_item3_kept_answers_are_bounded_in_bytes(
     assert answers.peek(store, ("answer", b"k", ANA, "helper", 0)) is None  # the oldest
     answers.keep(store, ("answer", b"k", ANA, "helper", "big"), MARK, b"x" * 2_000, since)
     assert answers.peek(store, ("answer", b"k", ANA, "helper", "big")) is None  # too big
+
+
+def test_issue19_item3_M3_a_kept_search_answer_goes_when_its_transient_note_is_over(
+    served: tuple[MemoryApi, str], store: Store, clock: ManualClock
+) -> None:
+    """A search answer kept while nothing is written would otherwise serve a transient
+    note past its four hours (M3): the answer holds until the pool's first expiry only."""
+    api, authorization = served
+    session = PersonSession(store, ANA, ANA)
+    add_note(
+        session, "At the cello lesson.", Kind.FACT, Scope.DIRECT, durability=Durability.TRANSIENT
+    )
+    question = models.SearchRequest(query="cello", limit=5)
+
+    def found() -> list[str]:
+        call = api.bind(authorization, ["ana"], "helper")
+        answer = models.SearchAnswer.model_validate_json(api.search_json(call, question))
+        return sorted(item.text for item in answer.items)
+
+    assert found() == ["At the cello lesson.", "Plays the cello."]
+    clock.advance(timedelta(hours=3, minutes=58))
+    assert found() == ["At the cello lesson.", "Plays the cello."]  # kept, nothing written
+    clock.advance(timedelta(minutes=2))
+    assert found() == ["Plays the cello."]

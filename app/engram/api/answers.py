@@ -15,7 +15,9 @@ closing (locking) the store, every erasure it commits and every release another 
 asks for drop them, as they drop the other caches of decrypted text (a request answered
 from memory looks for a release first: it runs no statement that would see one). A new
 mark for a person drops every answer kept for them under an older one; an answer older
-than MAX_AGE_S goes at the next request; at most HELD answers and MAX_BYTES of them are
+than MAX_AGE_S goes at the next request, and one kept with an end (a search that looked
+through a transient note, over at four hours: M3) goes when the store's clock reaches it;
+at most HELD answers and MAX_BYTES of them are
 kept. Only answers that read memory whole are kept, never one that says it could not.
 """
 
@@ -27,6 +29,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from engram.store.freshness import Mark
@@ -45,6 +48,7 @@ class _Entry:
     at: float
     value: Any
     size: int
+    ends: datetime | None = None  # by the store's clock
 
 
 @dataclass(eq=False)
@@ -81,6 +85,9 @@ def kept(store: Store, key: Hashable, mark: Mark) -> Any | None:
         if found.mark != mark:
             _drop_person(held, person_of(key), mark)
             return None
+        if found.ends is not None and found.ends <= store.now():
+            held.size -= held.answers.pop(key).size
+            return None
         held.answers.move_to_end(key)
         return found.value
 
@@ -101,10 +108,18 @@ def generation(store: Store) -> object:
     return _held(store).token
 
 
-def keep(store: Store, key: Hashable, mark: Mark, value: Any, since: object) -> None:
-    """Keep `value`, read after `mark` was taken, under `key` — unless what was kept was
-    dropped since `generation` gave `since`: an answer read across an erasure is not kept,
-    not even under a mark that can no longer match."""
+def keep(
+    store: Store,
+    key: Hashable,
+    mark: Mark,
+    value: Any,
+    since: object,
+    ends: datetime | None = None,
+) -> None:
+    """Keep `value`, read after `mark` was taken, under `key` (until the store's clock
+    reaches `ends`, if given) — unless what was kept was dropped since `generation` gave
+    `since`: an answer read across an erasure is not kept, not even under a mark that can
+    no longer match."""
     held = store.plaintext_caches.get(CACHE)
     if not isinstance(held, _Kept) or held.token is not since:
         return
@@ -115,7 +130,7 @@ def keep(store: Store, key: Hashable, mark: Mark, value: Any, since: object) -> 
         old = held.answers.pop(key, None)
         if old is not None:
             held.size -= old.size
-        held.answers[key] = _Entry(mark, time.monotonic(), value, size)
+        held.answers[key] = _Entry(mark, time.monotonic(), value, size, ends)
         held.size += size
         while len(held.answers) > HELD or held.size > MAX_BYTES:
             _, dropped = held.answers.popitem(last=False)

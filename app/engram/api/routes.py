@@ -32,6 +32,7 @@ import logging
 import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -202,9 +203,15 @@ class MemoryApi:
         return found if isinstance(found, bytes) else None
 
     def answer_json(
-        self, call: Call, question: Hashable, model: type[BaseModel], read: Callable[[], Any]
+        self,
+        call: Call,
+        question: Hashable,
+        model: type[BaseModel],
+        read: Callable[[], Any],
+        ends: Callable[[], datetime | None] = lambda: None,
     ) -> bytes:
-        """The JSON of `read()` checked against `model` (or what kept_json has)."""
+        """The JSON of `read()` checked against `model` (or what kept_json has); `ends`,
+        asked after the read: when the answer stops holding with no write (M3)."""
         found = self.kept_json(call, question)
         if found is not None:
             return found
@@ -212,7 +219,7 @@ class MemoryApi:
         body = answer.model_dump_json(by_alias=True).encode()
         if call.mark is not None and getattr(answer, "error", None) is None:  # read whole
             question_key = self._question(call, question)
-            answers.keep(self.store, question_key, call.mark, body, call.generation)
+            answers.keep(self.store, question_key, call.mark, body, call.generation, ends())
         return body
 
     @staticmethod
@@ -241,7 +248,11 @@ class MemoryApi:
     def search_json(self, call: Call, body: models.SearchRequest) -> bytes:
         """search as JSON, kept while the store is unchanged."""
         return self.answer_json(
-            call, self.search_question(body), models.SearchAnswer, lambda: self.search(call, body)
+            call,
+            self.search_question(body),
+            models.SearchAnswer,
+            lambda: self.search(call, body),
+            lambda: memory_control.search_own_ends(call.session),
         )
 
     def list_items(self, call: Call, cursor: str | None, limit: int, status: str) -> dict[str, Any]:

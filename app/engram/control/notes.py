@@ -49,7 +49,7 @@ from engram.model.events import EventType as E
 from engram.model.ids import ConversationId, NoteId, new_note_id
 from engram.model.notes import EVERY_NOTE, Note, NoteFilter, PersonMemory, note_revision
 from engram.model.scope import Audience, AudienceKind, Durability, Kind, Scope
-from engram.runtime import maintenance, memory_tools
+from engram.runtime import maintenance, memory_tools, search_pool
 from engram.runtime.note_writes import (
     NoteDraft,
     check_text,
@@ -91,6 +91,12 @@ def search_own(session: PersonSession, query: str, limit: int | None) -> dict[st
     return memory_tools.find_items(
         session.store, session.person, own_audience(session), query, limit
     )
+
+
+def search_own_ends(session: PersonSession) -> datetime | None:
+    """When search_own's answers may change with no write at all: the moment the first
+    transient note it looks through is over (M3); None when none is."""
+    return search_pool.pool_ends(session.store, session.person, own_audience(session))
 
 
 def list_notes(

@@ -62,10 +62,17 @@ def plan_from(
     return plan(memory, read_texts(active_text_seqs(memory)), now, current_profile)
 
 
+def expiry(note: Note) -> datetime | None:
+    """M3: when a transient note is over (four hours after it was learned); None for any
+    other note."""
+    return note.valid_from + TRANSIENT_LIFETIME if note.durability is Durability.TRANSIENT else None
+
+
 def expired(note: Note, now: datetime) -> bool:
     """M3: a transient note is over four hours after it was learned, whether or not the
     maintenance pass has retired it yet (reads ask this too)."""
-    return note.durability is Durability.TRANSIENT and note.valid_from + TRANSIENT_LIFETIME <= now
+    ends = expiry(note)
+    return ends is not None and ends <= now
 
 
 def active_text_seqs(memory: PersonMemory) -> list[int]:

@@ -6,7 +6,8 @@ set of eligible scopes, so audiences never share a pool unless they may see the 
 It is current while the person's journal has not moved, or has moved only by usage records
 and audit-only events such as an export (they change no note, text or rank); any other
 event, from this process or another, and an erased-and-rebuilt journal (the held head no
-longer there) read it again.
+longer there) read it again. The clock moving on alone takes out the transient notes
+whose four hours are over (M3), as every read does.
 Pools live in the store's plaintext caches: closing (locking) the store and every erasure
 it commits drop them.
 """
@@ -17,16 +18,18 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from engram.engine.assembly import TextNote
 from engram.engine.fold import AUDIT_ONLY
+from engram.engine.merge import expired, expiry
 from engram.engine.words import terms
 from engram.model.event_bodies import shreds_text
 from engram.model.events import EventType
 from engram.model.ids import PersonId
 from engram.model.scope import Audience, Scope
-from engram.runtime.context import read_scoped
+from engram.runtime.context import journal_now, read_scoped
 from engram.store import journal
 from engram.store.store import Store
 
@@ -48,6 +51,23 @@ class Worded:
 class _Pool:
     head: tuple[int, bytes]
     notes: tuple[Worded, ...]
+    ends: datetime | None  # when the first of its transient notes is over (M3)
+
+    def at(self, now: datetime) -> tuple[Worded, ...]:
+        """Its notes still current at `now`: past `ends`, without those that are over (the
+        same best-ranked notes a read would find, less the expired, as read_scoped does)."""
+        if self.ends is not None and self.ends <= now:
+            self.notes = tuple(w for w in self.notes if not expired(w.item.note, now))
+            self.ends = _ends(self.notes)
+        return self.notes
+
+
+def _ends(notes: Sequence[Worded]) -> datetime | None:
+    """The earliest moment one of `notes` is over (M3), None when none ever is."""
+    return min(
+        (m for w in notes if (m := expiry(w.item.note)) is not None),
+        default=None,
+    )
 
 
 @dataclass(eq=False)
@@ -69,9 +89,10 @@ def search_pool(store: Store, person: PersonId, audience: Audience) -> Sequence[
         if held is not None and (
             now := journal.head_if_only(conn, person, held.head, _UNCHANGING, LOOK_AHEAD)
         ):
+            moment = journal_now(store, conn, person) if held.ends is not None else None
             with pools.lock:
                 held.head = now
-            return held.notes
+                return held.notes if moment is None else held.at(moment)
         head = journal.head(conn, person)  # read first: a pool is never older than its head
         if held is not None and _texts_stand(conn, person, held.head):
             # The same journal, moved on, with no text removed since: a text stays what it
@@ -85,11 +106,23 @@ def search_pool(store: Store, person: PersonId, audience: Audience) -> Sequence[
     notes = tuple(_worded(item, known.get(item.note.text_seq)) for item in read.notes)
     if head is not None:
         with pools.lock:
-            pools.held[key] = _Pool(head, notes)
+            pools.held[key] = _Pool(head, notes, _ends(notes))
             pools.held.move_to_end(key)
             while len(pools.held) > CACHED_POOLS:
                 pools.held.popitem(last=False)
     return notes
+
+
+def pool_ends(store: Store, person: PersonId, audience: Audience) -> datetime | None:
+    """When the first transient note of the pool held for `audience` is over (M3): an
+    answer made from the pool holds until then at most. None: no held pool, or none of its
+    notes is transient."""
+    pools = store.plaintext_caches.get("search_pools")
+    if not isinstance(pools, _Pools):
+        return None
+    with pools.lock:
+        held = pools.held.get((person, audience.scopes))
+        return None if held is None else held.ends
 
 
 def _worded(item: TextNote, before: Worded | None) -> Worded:
