@@ -10,6 +10,7 @@ import pytest
 
 from engram.control import bulk_notes, notes
 from engram.control.bulk_notes import BulkAction
+from engram.control.erase import erase_person
 from engram.control.session import PersonSession
 from engram.model.ids import PersonId
 from engram.model.notes import NoteFilter
@@ -79,3 +80,19 @@ def test_issue21_item7_a_forget_elsewhere_is_not_found_by_words_held_here(
     bulk_notes.apply(ana, bulk_notes.preview(ana, [first], BulkAction.FORGET))
     store.plaintext_caches["person_notes"] = held  # as in a window not yet let go
     assert notes.matching_text(ana, every, "oslo").finish() == 0
+
+
+def test_issue19_item3_C3_a_pool_held_for_a_person_erased_elsewhere_goes_at_the_next_search(
+    store: Store, ana: PersonSession
+) -> None:
+    """Another process's erasure reaches this one's caches by a release; a pool still held
+    when the next search comes (the release not yet seen) is let go by that search, not
+    kept beside the empty answer."""
+    notes.add_note(ana, "Keeps bees in Oslo.", Kind.FACT, Scope.DIRECT)
+    audience = notes.own_audience(ana)
+    _texts(store, ana)
+    pools = store.plaintext_caches["search_pools"]
+    erase_person(ana, ANA)
+    store.plaintext_caches["search_pools"] = pools  # as in a process not yet released
+    assert search_pool(store, ANA, audience) in ((), None)
+    assert not pools.held  # the erased person's texts are no longer held

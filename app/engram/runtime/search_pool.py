@@ -6,7 +6,8 @@ set of eligible scopes, so audiences never share a pool unless they may see the 
 It is current while the person's journal has not moved, or has moved only by usage records
 and audit-only events such as an export (they change no note, text or rank); any other
 event, from this process or another, and an erased-and-rebuilt journal (the held head no
-longer there) read it again. The clock moving on alone takes out the transient notes
+longer there) read it again — and a pool whose texts no longer stand (removed, or the
+person erased by another process whose release has not yet been seen) is let go at once. The clock moving on alone takes out the transient notes
 whose four hours are over (M3), as every read does.
 Pools live in the store's plaintext caches: closing (locking) the store and every erasure
 it commits drop them.
@@ -99,6 +100,10 @@ def search_pool(store: Store, person: PersonId, audience: Audience) -> Sequence[
             # was at its position, so the ones the old pool opened and split into words
             # are not opened again.
             known = {w.item.note.text_seq: w for w in held.notes}
+        elif held is not None:  # texts removed, or the person erased elsewhere: let go now
+            with pools.lock:
+                if pools.held.get(key) is held:
+                    del pools.held[key]
     texts = {seq: w.item.text for seq, w in known.items()}
     read = read_scoped(store, person, audience, ((None, POOL_NOTES),), texts)
     if not read.readable:
