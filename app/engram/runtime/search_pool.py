@@ -7,8 +7,9 @@ It is current while the person's journal has not moved, or has moved only by usa
 and audit-only events such as an export (they change no note, text or rank); any other
 event, from this process or another, and an erased-and-rebuilt journal (the held head no
 longer there) read it again — and a pool whose texts no longer stand (removed, or the
-person erased by another process whose release has not yet been seen) is let go at once. The clock moving on alone takes out the transient notes
-whose four hours are over (M3), as every read does.
+person erased by another process whose release has not yet been seen) is let go at once.
+The clock moving on alone takes out the transient notes whose four hours are over (M3),
+as every read does.
 Pools live in the store's plaintext caches: closing (locking) the store and every erasure
 it commits drop them.
 """
