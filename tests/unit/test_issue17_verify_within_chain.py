@@ -9,7 +9,8 @@ from engram.model.scope import Kind, Scope
 from engram.runtime.note_writes import NoteDraft, note_added
 from engram.store import chain, journal
 from engram.store.store import Store
-from engram.store.verify import CHECK_EVERY, verify
+from engram.store.verify import verify
+from engram.store.verify_chains import CHECK_EVERY
 
 PERSON = PersonId("pat")
 NOTES = 3 * CHECK_EVERY + 10

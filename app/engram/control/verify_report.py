@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from engram.control.wording import counted
-from engram.store.verify import VerifyFindings
+from engram.store.verify_chains import VerifyFindings
 
 
 class VerifyVerdict(StrEnum):
