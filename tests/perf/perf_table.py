@@ -12,21 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
 
-
-def _figure(row: dict[str, Any], key: str) -> str:
-    value = row.get(key)
-    if value is None:
-        return "—"
-    unit = row.get("unit", "s")
-    if unit != "s":
-        return f"{value:,.1f} {unit}"
-    if value >= 1:
-        return f"{value:.2f} s"
-    if value >= 1e-3:
-        return f"{value * 1e3:.2f} ms"
-    return f"{value * 1e6:.1f} µs"
+from run_all import shown  # noqa: E402  (one way to show a figure)
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
@@ -44,7 +34,7 @@ def markdown(rows: list[dict[str, Any]]) -> str:
         path = str(row["name"]).replace("|", "/")
         if row.get("how", "").startswith(("exit", "did not")) and row.get("ratio") is None:
             path += f" ({row['how']})"
-        figures = f"{_figure(row, 'measured')} | {_figure(row, 'baseline')}"
+        figures = f"{shown(row, 'measured')} | {shown(row, 'baseline')}"
         out.append(f"| {row['bench']} | {path} | {figures} | {ratio} | {target} | {verdict} |")
     return "\n".join(out)
 

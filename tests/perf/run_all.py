@@ -89,19 +89,21 @@ def run_one(script: str, extra: tuple[str, ...], limit: int, quick: bool) -> lis
         return rows
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    def shown(row: dict[str, Any], key: str) -> str:
-        value = row.get(key)
-        if value is None:
-            return "—"
-        if row.get("unit", "s") != "s":
-            return f"{value:,.1f} {row['unit']}"
-        if value >= 1:
-            return f"{value:.2f} s"
-        if value >= 1e-3:
-            return f"{value * 1e3:.2f} ms"
-        return f"{value * 1e6:.1f} µs"
+def shown(row: dict[str, Any], key: str) -> str:
+    """A row's figure in its unit (seconds as s, ms or µs)."""
+    value = row.get(key)
+    if value is None:
+        return "—"
+    if row.get("unit", "s") != "s":
+        return f"{value:,.1f} {row['unit']}"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    return f"{value * 1e6:.1f} µs"
 
+
+def table(rows: list[dict[str, Any]]) -> str:
     lines = [
         [
             row["bench"],
