@@ -10,11 +10,11 @@ memory stays flat however long a chain is: only the replayed notes themselves ar
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, exc, select
+from sqlalchemy import Connection, Table, exc, select
 
 from engram.engine.fold import FoldError, apply_event
 from engram.model.event_bodies import ConversationDeleted, Deleted
@@ -172,6 +172,36 @@ class _Payloads:
         return True
 
 
+def _with_payloads(
+    conn: Connection, entries: Table, sealed: Table, owner: str, name: str
+) -> Iterator[Any]:
+    """The chain `name` of `entries` (owned by column `owner`) in order, each row with its
+    payload's `sealed` (None where it was removed), streamed STREAM rows at a time."""
+    query = (
+        select(entries, sealed.c.sealed)
+        .outerjoin(sealed, (sealed.c[owner] == entries.c[owner]) & (sealed.c.seq == entries.c.seq))
+        .where(entries.c[owner] == name)
+        .order_by(entries.c.seq)
+        .execution_options(yield_per=STREAM)
+    )
+    return plain_rows(conn.execute(query))
+
+
+def _stray_payload(
+    conn: Connection, entries: Table, sealed: Table, owner: str, name: str
+) -> int | None:
+    """The first payload of chain `name` whose entry does not exist, if any."""
+    orphan = ~(
+        select(entries.c.seq)
+        .where(entries.c[owner] == sealed.c[owner], entries.c.seq == sealed.c.seq)
+        .exists()
+    )
+    found = conn.execute(
+        select(sealed.c.seq).where(sealed.c[owner] == name, orphan).order_by(sealed.c.seq).limit(1)
+    ).scalar()
+    return None if found is None else int(found)
+
+
 def _sorted_names(names: set[Any]) -> list[str]:
     if not all(isinstance(name, str) for name in names):
         raise ValueError("a row names no one (an empty or non-text key)")
@@ -197,14 +227,7 @@ def walk_journal(
     payloads = _Payloads(chain_id)
     memory = PersonMemory(PersonId(person))
     fold_error: FoldError | None = None
-    query = (
-        select(J, JP.c.sealed)
-        .outerjoin(JP, (JP.c.person == J.c.person) & (JP.c.seq == J.c.seq))
-        .where(J.c.person == person)
-        .order_by(J.c.seq)
-        .execution_options(yield_per=STREAM)
-    )
-    for r in plain_rows(conn.execute(query)):
+    for r in _with_payloads(conn, J, JP, "person", person):
         declared = None if r.payload_hash is None else bytes(r.payload_hash)
         if not _step(walk, r, journal_row_headers(store, r), report, declared):
             return None
@@ -218,16 +241,7 @@ def walk_journal(
             except FoldError as error:
                 fold_error = error
     walked = _finish(walk, report)
-    stray = conn.execute(
-        select(JP.c.seq)
-        .where(
-            JP.c.person == person,
-            ~select(J.c.seq).where(J.c.person == JP.c.person, J.c.seq == JP.c.seq).exists(),
-        )
-        .order_by(JP.c.seq)
-        .limit(1)
-    ).scalar()
-    if not payloads.finish(None if stray is None else int(stray), report):
+    if not payloads.finish(_stray_payload(conn, J, JP, "person", person), report):
         return None
     if fold_error is not None:
         report.problem(f"journal:{person}: replay fails: {fold_error}")
@@ -259,14 +273,7 @@ def walk_log(
     payloads = _Payloads(chain_id)
     first: Any = None
     excisions: list[Any] = []
-    query = (
-        select(L, LP.c.sealed)
-        .outerjoin(LP, (LP.c.conversation == L.c.conversation) & (LP.c.seq == L.c.seq))
-        .where(L.c.conversation == conversation)
-        .order_by(L.c.seq)
-        .execution_options(yield_per=STREAM)
-    )
-    for r in plain_rows(conn.execute(query)):
+    for r in _with_payloads(conn, L, LP, "conversation", conversation):
         declared = None if r.payload_hash is None else bytes(r.payload_hash)
         if not _step(walk, r, log_row_headers(store, r), report, declared):
             return None
@@ -278,18 +285,7 @@ def walk_log(
             excisions.append(body)
             payloads.removed.update(body.get("excised", []))
     walked = _finish(walk, report)
-    stray = conn.execute(
-        select(LP.c.seq)
-        .where(
-            LP.c.conversation == conversation,
-            ~select(L.c.seq)
-            .where(L.c.conversation == LP.c.conversation, L.c.seq == LP.c.seq)
-            .exists(),
-        )
-        .order_by(LP.c.seq)
-        .limit(1)
-    ).scalar()
-    if not payloads.finish(None if stray is None else int(stray), report):
+    if not payloads.finish(_stray_payload(conn, L, LP, "conversation", conversation), report):
         return None
     row = conn.execute(select(CV).where(CV.c.id == conversation)).first()
     people = sorted(
